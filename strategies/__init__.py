@@ -1,0 +1,109 @@
+"""Pluggable strategies for tranca-sim.
+
+A strategy is a module in this package with ``NAME``, ``DOC``, ``PARAMS``
+(tuple of ``(name, default, doc)``) and three numba functions::
+
+    choose_draw(prm, obs, acts, n, rng) -> int     # index into acts[:n] (stock or a way to take the pile)
+    choose_meld(prm, obs, acts, n, rng) -> int     # index into acts[:n], or -1 to stop melding
+    choose_discard(prm, obs, rng) -> int           # a card kind in obs.hand
+
+``prm`` is the seat's ``float64[N_PARAMS]`` parameter row, ``obs`` an
+:data:`tranca_sim.obs.Obs` (only what the player may see), ``rng`` the
+seat's own ``uint64[4]`` stream.  Register the module in
+:mod:`strategies.registry` and run ``python -m strategies.build``.
+See docs/strategies.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from strategies.registry import MODULES
+
+N_PARAMS = 8  # width of a parameter row; a strategy uses the first len(PARAMS)
+
+
+class StrategyError(ValueError):
+    """Unknown strategy name or parameter, or a bad parameter value."""
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy with its parameter values.
+
+    Attributes: ``name``; ``sid`` (int id for the kernel); ``params``
+    (``float64[N_PARAMS]``); ``param_names``; ``text`` (canonical spec string).
+    """
+
+    name: str
+    sid: int
+    params: np.ndarray
+    param_names: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        if not self.param_names:
+            return self.name
+        vals = ",".join(f"{n}={self.params[i]:g}" for i, n in enumerate(self.param_names))
+        return f"{self.name}:{vals}"
+
+    @property
+    def param_dict(self) -> dict[str, float]:
+        return {n: float(self.params[i]) for i, n in enumerate(self.param_names)}
+
+
+def _modules():
+    return [importlib.import_module(f"strategies.{m}") for m in MODULES]
+
+
+def list_strategies() -> list[tuple[str, str, tuple[str, ...], tuple[float, ...]]]:
+    """``[(name, doc, param_names, defaults), ...]`` in id order."""
+    out = []
+    for mod in _modules():
+        out.append((mod.NAME, mod.DOC, tuple(p[0] for p in mod.PARAMS), tuple(p[1] for p in mod.PARAMS)))
+    return out
+
+
+def resolve(spec: str | StrategySpec, **overrides: float) -> StrategySpec:
+    """Parse ``"name"`` or ``"name:p1=v1,p2=v2"`` into a :class:`StrategySpec`.
+
+    Raises
+    ------
+    StrategyError
+        Unknown strategy or parameter name, or a value that is not a number.
+    """
+    if isinstance(spec, StrategySpec):
+        if not overrides:
+            return spec
+        spec = spec.text
+    name, _, rest = str(spec).strip().partition(":")
+    mods = _modules()
+    names = [m.NAME for m in mods]
+    if name not in names:
+        raise StrategyError(f"unknown strategy {name!r}; available: {', '.join(names)}")
+    sid = names.index(name)
+    mod = mods[sid]
+    pnames = tuple(p[0] for p in mod.PARAMS)
+    params = np.zeros(N_PARAMS, dtype=np.float64)
+    for i, p in enumerate(mod.PARAMS):
+        params[i] = p[1]
+    given: dict[str, str | float] = {}
+    if rest.strip():
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            if not eq:
+                raise StrategyError(f"strategy parameter {item!r} of {name!r} is not of the form name=value")
+            given[key.strip()] = val.strip()
+    given.update(overrides)
+    for key, val in given.items():
+        if key not in pnames:
+            known = ", ".join(pnames) if pnames else "none"
+            raise StrategyError(f"strategy {name!r} has no parameter {key!r}; its parameters: {known}")
+        try:
+            params[pnames.index(key)] = float(val)
+        except ValueError:
+            raise StrategyError(f"parameter {key!r} of {name!r} must be a number, got {val!r}") from None
+    return StrategySpec(name, sid, params, pnames)

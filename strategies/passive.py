@@ -1,0 +1,35 @@
+"""``passive``: always draws from the stock, never melds, discards its lowest card kind.
+
+A fixed, predictable player for rule tests and as a floor in experiments.
+No parameters.
+"""
+
+from numba import njit
+
+from tranca_sim.cards import N_KINDS
+from tranca_sim.obs import A_STOCK, act_type
+
+NAME = "passive"
+DOC = "draws from the stock, never melds, discards its lowest card kind (for tests)"
+PARAMS: tuple = ()
+
+
+@njit(cache=True)
+def choose_draw(prm, obs, acts, n, rng):
+    for i in range(n):
+        if act_type(acts[i]) == A_STOCK:
+            return i
+    return 0
+
+
+@njit(cache=True)
+def choose_meld(prm, obs, acts, n, rng):
+    return -1
+
+
+@njit(cache=True)
+def choose_discard(prm, obs, rng):
+    for k in range(N_KINDS):
+        if obs.hand[k] > 0:
+            return k
+    return -1

@@ -1,0 +1,42 @@
+"""``random``: uniform over the legal choices at each decision.
+
+Draw: uniform over stock and every legal way to take the pile.  Meld phase:
+at each step uniform over the legal meld actions and "stop".  Discard:
+uniform over the distinct kinds in hand.  Still obeys every rule (the
+engine offers only legal actions).  No parameters.
+"""
+
+from numba import njit
+
+from tranca_sim.cards import N_KINDS
+from tranca_sim.rng import randbelow
+
+NAME = "random"
+DOC = "uniform over the legal choices at each decision (a baseline, not a player)"
+PARAMS: tuple = ()
+
+
+@njit(cache=True)
+def choose_draw(prm, obs, acts, n, rng):
+    return randbelow(rng, n)
+
+
+@njit(cache=True)
+def choose_meld(prm, obs, acts, n, rng):
+    return randbelow(rng, n + 1) - 1  # -1 = stop melding
+
+
+@njit(cache=True)
+def choose_discard(prm, obs, rng):
+    hand = obs.hand
+    distinct = 0
+    for k in range(N_KINDS):
+        if hand[k] > 0:
+            distinct += 1
+    j = randbelow(rng, distinct)
+    for k in range(N_KINDS):
+        if hand[k] > 0:
+            if j == 0:
+                return k
+            j -= 1
+    return -1

@@ -1,0 +1,227 @@
+"""Command line: ``tranca-sim simulate | summarize | presets | strategies``.
+
+Every user error (unknown preset, strategy or rule option, bad number, an
+existing or unwritable output, an unreadable run file) ends with one line
+``tranca-sim: error: ...`` on stderr and exit status 2, before any deal is
+simulated; an interrupted run exits with status 130 and leaves no file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+PROG = "tranca-sim"
+
+
+def _fail(message: str, status: int = 2):
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    raise SystemExit(status)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage dump)."""
+
+    def error(self, message):
+        hint = f" (see '{self.prog} --help')"
+        _fail(message + hint)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def _seed(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= v <= 2**63 - 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2**63 - 1, got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for docs and tests)."""
+    p = _Parser(prog=PROG, description="Monte Carlo strategy lab for the card game Tranca.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    s = sub.add_parser("simulate", help="play deals and write them to a Parquet run file")
+    s.add_argument(
+        "--preset", default="tranca", help="rule preset (see 'tranca-sim presets'); default tranca"
+    )
+    s.add_argument("--deals", type=_positive_int, default=100_000, help="number of deals; default 100000")
+    s.add_argument("--seed", type=_seed, default=1, help="master seed; default 1")
+    s.add_argument(
+        "--side-a",
+        default="basic",
+        help="strategy of seats 0 and 2, e.g. basic or "
+        "basic:wild_reserve=1 (see 'tranca-sim strategies'); default basic",
+    )
+    s.add_argument("--side-b", default="random", help="strategy of seats 1 and 3; default random")
+    s.add_argument("--out", default="tranca-run.parquet", help="output file; default tranca-run.parquet")
+    s.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    s.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
+    s.add_argument(
+        "--chunk-size",
+        type=_positive_int,
+        default=50_000,
+        help="deals per chunk (Parquet row group); default 50000",
+    )
+    s.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="change a rule of the preset, e.g. --rule max_wilds=1 (repeatable; see docs/rules.md)",
+    )
+    s.add_argument("--check", action="store_true", help="run the engine's invariant checks (slower)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    m = sub.add_parser("summarize", help="print the summary of a run file")
+    m.add_argument("path", help="a Parquet file written by 'tranca-sim simulate'")
+
+    sub.add_parser("presets", help="list the rule presets")
+    sub.add_parser("strategies", help="list the strategies and their parameters")
+    return p
+
+
+def _cmd_simulate(a) -> None:
+    from .run import parse_rule_args, run_simulation
+    from .stats import format_summary
+
+    res = run_simulation(
+        a.preset,
+        a.deals,
+        a.seed,
+        a.side_a,
+        a.side_b,
+        a.out,
+        force=a.force,
+        threads=a.threads,
+        chunk_size=a.chunk_size,
+        rule_options=parse_rule_args(a.rule),
+        check=a.check,
+        progress=not a.no_progress,
+    )
+    t = res["threads"]
+    print(
+        f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s "
+        f"({t} thread{'s' if t != 1 else ''})"
+    )
+    print(f"wrote {res['path']}")
+    print(format_summary(res["summary"], title=_title(res["meta"])))
+
+
+def _title(meta: dict) -> str:
+    opts = meta.get("rule_options") or {}
+    extra = "".join(f", {k}={v}" for k, v in opts.items())
+    return (
+        f"preset {meta.get('preset', '?')}{extra}; seed {meta.get('master_seed', '?')}; "
+        f"tranca-sim {meta.get('version', '?')}"
+    )
+
+
+def _cmd_summarize(a) -> None:
+    from .io import load_meta, load_run
+    from .stats import SUMMARY_COLUMNS, format_summary, summarize
+
+    meta = load_meta(a.path)
+    df = load_run(a.path, columns=list(SUMMARY_COLUMNS))
+    labels = None
+    sides = meta.get("strategies")
+    if (
+        isinstance(sides, list)
+        and len(sides) == 2
+        and all(isinstance(s, dict) and "text" in s for s in sides)
+    ):
+        labels = [s["text"] for s in sides]
+    print(format_summary(summarize(df, labels=labels), title=_title(meta)))
+
+
+def _cmd_presets(a) -> None:
+    from .rules import PLANNED_PRESETS, PRESETS
+
+    w = max(len(n) for n in PRESETS)
+    for name, rules in PRESETS.items():
+        print(f"{name.ljust(w)}  {rules.description}")
+    print(f"\nplanned (not played yet): {', '.join(PLANNED_PRESETS)}")
+
+
+def _cmd_strategies(a) -> None:
+    from strategies import list_strategies
+
+    for name, doc, param_names, defaults in list_strategies():
+        first = (doc or "").strip().splitlines()
+        print(f"{name}: {first[0] if first else ''}")
+        if len(param_names):
+            params = ", ".join(f"{n}={_fmt_num(v)}" for n, v in zip(param_names, defaults))
+            print(f"    parameters: {params}")
+        else:
+            print("    parameters: none")
+
+
+def _fmt_num(v) -> str:
+    f = float(v)
+    return str(int(f)) if f.is_integer() else repr(f)
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``tranca-sim`` console script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success.
+
+    Raises
+    ------
+    SystemExit
+        Status 2 after printing ``tranca-sim: error: ...`` for a user error,
+        130 on Ctrl-C.
+    """
+    from .io import RunFileError
+    from .rules import RulesError
+    from .run import RunOptionError
+
+    errors: tuple[type[BaseException], ...] = (RulesError, RunFileError, RunOptionError)
+    try:
+        from strategies import StrategyError
+
+        errors += (StrategyError,)
+    except ImportError:
+        pass
+
+    args = build_parser().parse_args(argv)
+    command = {
+        "simulate": _cmd_simulate,
+        "summarize": _cmd_summarize,
+        "presets": _cmd_presets,
+        "strategies": _cmd_strategies,
+    }[args.command]
+    try:
+        command(args)
+    except errors as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted; no output file was written" if args.command == "simulate" else "interrupted", 130)
+    except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

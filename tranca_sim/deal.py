@@ -1,0 +1,252 @@
+"""One deal from the dealt pack to the score (numba).
+
+:func:`setup_deal` deals a deck order (E2, E3), :func:`play_deal` plays turns
+until the deal ends, asking the seats' strategies through the generated
+switch in ``strategies/_dispatch.py``.  A strategy only ever receives an
+:data:`~tranca_sim.obs.Obs`.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from strategies._dispatch import choose_discard, choose_draw, choose_meld
+
+from .cards import N_KINDS
+from .melds import (
+    apply_meld_action,
+    can_empty,
+    has_canasta,
+    is_red3,
+    is_wild,
+    list_draw_actions,
+    list_meld_actions,
+    locked,
+)
+from .obs import (
+    A_STOCK,
+    PUB_CAN_EMPTY,
+    PUB_CANASTAS,
+    PUB_CLEAN,
+    PUB_HAND_N,
+    PUB_LOCKED,
+    PUB_MELDED_NOW,
+    PUB_MORTO,
+    PUB_N_MELDS,
+    PUB_PILE_N,
+    PUB_PILE_TOP,
+    PUB_RED3,
+    PUB_SEAT,
+    PUB_SIDE,
+    PUB_STOCK_N,
+    PUB_TURN,
+    Obs,
+    act_type,
+    act_x,
+    act_y,
+)
+from .rules import R_HAND_SIZE, R_MAX_TURNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_THREES_SPECIAL, R_TURN_UP
+from .state import (
+    END_STOCK_OUT,
+    END_TURN_LIMIT,
+    SC_DECK_N,
+    SC_ERRORS,
+    SC_FIRST_SEAT,
+    SC_INDIRECT_SEAT,
+    SC_OUT_SEAT,
+    SC_OVER,
+    SC_PILE_N,
+    SC_SEAT,
+    SC_STOCK_PTR,
+    SC_TURN,
+    SE_HAND_N,
+    SE_INIT_BLACK3,
+    SE_INIT_JOKERS,
+    SE_INIT_RED3,
+    SE_INIT_WILDS,
+    SE_MELDED,
+    SE_MELDED_NOW,
+    SS_MORTO,
+    SS_MORTO_SEAT,
+    SS_MORTO_TURN,
+    SS_N_MELDS,
+    SS_RED3,
+    reset_state,
+)
+from .turn import after_meld, count_errors, discard, draw_stock, legal_discard, place_red3s, take_pile
+
+
+@njit(cache=True)
+def setup_deal(st, rp, deck, deck_n, first_seat):
+    """Deal ``deck[:deck_n]`` (kinds, position 0 = top) into ``st``.
+
+    Hands one card at a time clockwise from ``first_seat`` (000 Setup 3, E2),
+    then side A's morto, side B's morto, the rest is the stock; the first
+    discard is turned up with wilds and red 3s buried mid-stock (000 Setup
+    6-7, decision 13, E3).
+    """
+    reset_state(st)
+    st.deck[:deck_n] = deck[:deck_n]
+    st.sc[SC_DECK_N] = deck_n
+    hs = rp[R_HAND_SIZE]
+    p = 0
+    for j in range(4 * hs):
+        seat = (first_seat + j) % 4
+        st.hand[seat, st.deck[p]] += 1
+        p += 1
+    for side in range(2):
+        for j in range(rp[R_MORTO_SIZE]):
+            st.morto[side, st.deck[p]] += 1
+            p += 1
+    for seat in range(4):
+        h = st.hand[seat]
+        st.se[seat, SE_HAND_N] = hs
+        st.se[seat, SE_INIT_JOKERS] = h[52]
+        st.se[seat, SE_INIT_WILDS] = h[52] + h[1] + h[14] + h[27] + h[40]
+        st.se[seat, SE_INIT_RED3] = h[15] + h[28]
+        st.se[seat, SE_INIT_BLACK3] = h[2] + h[41]
+    if rp[R_TURN_UP] != 0:
+        special = rp[R_THREES_SPECIAL] != 0
+        for _ in range(deck_n):
+            if p >= deck_n:
+                break
+            k = st.deck[p]
+            if is_wild(k) or (special and is_red3(k)):
+                h = (deck_n - p - 1) // 2  # cards left above the buried one
+                if h == 0:
+                    break
+                for i in range(p, p + h):
+                    st.deck[i] = st.deck[i + 1]
+                st.deck[p + h] = k
+            else:
+                st.pile[0] = k
+                st.sc[SC_PILE_N] = 1
+                p += 1
+                break
+    st.sc[SC_STOCK_PTR] = p
+    st.sc[SC_SEAT] = first_seat
+    st.sc[SC_FIRST_SEAT] = first_seat
+    st.sc[SC_OUT_SEAT] = -1
+    st.sc[SC_INDIRECT_SEAT] = -1
+    for side in range(2):
+        st.ss[side, SS_MORTO_TURN] = -1
+        st.ss[side, SS_MORTO_SEAT] = -1
+
+
+@njit(cache=True)
+def fill_pub(st, rp, seat, pub):
+    """The public facts the player at ``seat`` sees (``PUB_*`` layout)."""
+    side = seat & 1
+    pn = st.sc[SC_PILE_N]
+    pub[PUB_SEAT] = seat
+    pub[PUB_SIDE] = side
+    pub[PUB_TURN] = st.sc[SC_TURN]
+    pub[PUB_STOCK_N] = st.sc[SC_DECK_N] - st.sc[SC_STOCK_PTR]
+    pub[PUB_PILE_N] = pn
+    pub[PUB_LOCKED] = 1 if locked(st, rp) else 0
+    pub[PUB_PILE_TOP] = st.pile[pn - 1] if pn > 0 else -1
+    pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
+    pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
+    for s in range(4):
+        pub[PUB_HAND_N + s] = st.se[s, SE_HAND_N]
+    for sd in range(2):
+        pub[PUB_MORTO + sd] = st.ss[sd, SS_MORTO]
+        pub[PUB_RED3 + sd] = st.ss[sd, SS_RED3]
+        pub[PUB_N_MELDS + sd] = st.ss[sd, SS_N_MELDS]
+        pub[PUB_CANASTAS + sd] = 1 if has_canasta(st, rp, sd, False) else 0
+        pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
+
+
+@njit(cache=True)
+def _obs(st, rp, seat, pub, hidden):
+    fill_pub(st, rp, seat, pub)
+    morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden
+    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
+
+
+@njit(cache=True)
+def _check(st, rp, pack, check):
+    if check:
+        st.sc[SC_ERRORS] += count_errors(st, rp, pack)
+
+
+@njit(cache=True)
+def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
+    """Play one turn of ``seat``: red 3s, draw, melds, discard (000 Gameplay 1-12)."""
+    if st.sc[SC_INDIRECT_SEAT] == seat:
+        st.sc[SC_INDIRECT_SEAT] = -1  # the indirectly taken morto is now in play
+    place_red3s(st, rp, seat)
+    _check(st, rp, pack, check)
+    # ---- draw: stock, or the pile (E8: with the stock empty only the pile) ----
+    n = list_draw_actions(st, rp, seat, acts)
+    if n == 0:
+        st.sc[SC_OVER] = END_STOCK_OUT
+        return
+    i = choose_draw(sid, prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
+    if i < 0 or i >= n:
+        st.sc[SC_ERRORS] += 1
+        i = 0
+    a = acts[i]
+    if act_type(a) == A_STOCK:
+        draw_stock(st, seat)
+        place_red3s(st, rp, seat)
+    else:
+        take_pile(st, rp, seat, act_type(a), act_x(a), act_y(a))
+        if after_meld(st, rp, seat):
+            _check(st, rp, pack, check)
+            return
+    _check(st, rp, pack, check)
+    # ---- melds ----
+    while True:
+        n = list_meld_actions(st, rp, seat, acts)
+        if n == 0:
+            break
+        i = choose_meld(sid, prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
+        if i < 0:
+            break
+        if i >= n:
+            st.sc[SC_ERRORS] += 1
+            break
+        a = acts[i]
+        apply_meld_action(st, rp, seat, act_type(a), act_x(a), act_y(a))
+        over = after_meld(st, rp, seat)
+        _check(st, rp, pack, check)
+        if over:
+            return
+    # ---- discard ----
+    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, seat & 1):
+        # E8: one card, may not empty the hand, nothing to draw: the player cannot play
+        if check and st.sc[SC_STOCK_PTR] < st.sc[SC_DECK_N]:
+            st.sc[SC_ERRORS] += 1
+        st.sc[SC_OVER] = END_STOCK_OUT
+        return
+    k = choose_discard(sid, prm, _obs(st, rp, seat, pub, hidden), rng)
+    if not legal_discard(st, rp, seat, k):
+        st.sc[SC_ERRORS] += 1
+        for kk in range(N_KINDS):
+            if st.hand[seat, kk] > 0:
+                k = kk
+                break
+    discard(st, rp, seat, k)
+    _check(st, rp, pack, check)
+
+
+@njit(cache=True)
+def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check):
+    """Play the dealt position in ``st`` to its end.
+
+    ``sids`` ``int64[4]`` strategy id per seat, ``prm`` ``float64[4, N_PARAMS]``,
+    ``rngs`` ``uint64[4, 4]`` per-seat strategy streams.  Afterwards
+    ``st.sc[SC_OVER]`` holds the END_* reason.
+    """
+    max_turns = rp[R_MAX_TURNS]
+    while st.sc[SC_OVER] == 0:
+        if st.sc[SC_TURN] >= max_turns:
+            st.sc[SC_OVER] = END_TURN_LIMIT
+            break
+        seat = st.sc[SC_SEAT]
+        play_turn(st, rp, seat, sids[seat], prm[seat], rngs[seat], acts, pub, hidden, pack, check)
+        st.se[seat, SE_MELDED] |= st.se[seat, SE_MELDED_NOW]
+        st.se[seat, SE_MELDED_NOW] = 0
+        st.sc[SC_TURN] += 1
+        st.sc[SC_SEAT] = (seat + 1) % 4

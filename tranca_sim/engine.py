@@ -1,0 +1,340 @@
+"""The batch engine: a ``prange`` kernel over independent deals, and its Python wrappers.
+
+Validation and seeding happen in Python; the work happens in
+:func:`_simulate_nb` (``@njit(parallel=True, cache=True)``).  Deal ``i`` of a
+run uses the streams of :mod:`tranca_sim.rng` keyed by ``(master_seed, i)``:
+its cards and every choice depend only on the rules, the strategies, the
+master seed and ``i`` -- never on the thread count or the chunking.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from numba import njit, prange
+
+from strategies import N_PARAMS, StrategySpec, resolve
+
+from . import schema as S
+from .cards import N_KINDS, kind_of_physical, parse
+from .deal import play_deal, setup_deal
+from .obs import PUB_LEN
+from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
+from .rules import R_N_JOKERS, Rules
+from .state import (
+    PACK_MAX,
+    SC_EM_CIMA,
+    SC_ERRORS,
+    SC_MELD_FULL,
+    SC_OUT_SEAT,
+    SC_OVER,
+    SC_TURN,
+    SE_INIT_BLACK3,
+    SE_INIT_JOKERS,
+    SE_INIT_RED3,
+    SE_INIT_WILDS,
+    SS_B3_LOCKS,
+    SS_CAPTURES,
+    SS_MORTO,
+    SS_MORTO_SEAT,
+    SS_MORTO_TURN,
+    SS_N_MELDS,
+    SS_PILE_CARDS,
+    SS_WILD_LOCKS,
+    MS_DIRECT,
+    MS_WAITING,
+    State,
+    new_state,
+    new_state_nb,
+)
+from .turn import score_deal
+
+BLOCK = 64  # deals per prange task; each task reuses one set of work arrays
+MAX_SEED = 2**63 - 1
+
+
+@njit(cache=True)
+def _pack_counts(rp):
+    pack = np.full(N_KINDS, 2, np.int64)
+    pack[52] = rp[R_N_JOKERS]
+    return pack
+
+
+@njit(cache=True)
+def shuffle_deck(rng, pack_n, deck):
+    """Fisher-Yates shuffle of the physical cards ``0..pack_n-1`` into kinds ``deck[:pack_n]``."""
+    phys = np.arange(pack_n)
+    for i in range(pack_n - 1, 0, -1):
+        j = randbelow(rng, i + 1)
+        t = phys[i]
+        phys[i] = phys[j]
+        phys[j] = t
+    for i in range(pack_n):
+        c = phys[i]
+        deck[i] = 52 if c >= 104 else c % 52
+
+
+@njit(cache=True)
+def record(st, rp, out_side, out_deal):
+    """Score the finished deal in ``st`` and fill one output row of each kind."""
+    score_deal(st, rp, out_side)
+    for side in range(2):
+        o = out_side[side]
+        o[S.OS_MORTO_TAKEN] = 1 if st.ss[side, SS_MORTO] != MS_WAITING else 0
+        o[S.OS_MORTO_TURN] = st.ss[side, SS_MORTO_TURN]
+        o[S.OS_MORTO_DIRECT] = 1 if st.ss[side, SS_MORTO] == MS_DIRECT else 0
+        o[S.OS_MORTO_SEAT] = st.ss[side, SS_MORTO_SEAT]
+        o[S.OS_PILE_CAPTURES] = st.ss[side, SS_CAPTURES]
+        o[S.OS_PILE_CARDS] = st.ss[side, SS_PILE_CARDS]
+        o[S.OS_BLACK3_LOCKS] = st.ss[side, SS_B3_LOCKS]
+        o[S.OS_WILD_LOCKS] = st.ss[side, SS_WILD_LOCKS]
+        o[S.OS_N_MELDS] = st.ss[side, SS_N_MELDS]
+        for j in range(2):
+            seat = side + 2 * j
+            base = S.OS_HAND0_WILDS + 4 * j
+            o[base] = st.se[seat, SE_INIT_WILDS]
+            o[base + 1] = st.se[seat, SE_INIT_JOKERS]
+            o[base + 2] = st.se[seat, SE_INIT_RED3]
+            o[base + 3] = st.se[seat, SE_INIT_BLACK3]
+    out_deal[S.OD_FIRST_SEAT] = st.sc[5]
+    out_deal[S.OD_END_REASON] = st.sc[SC_OVER]
+    out_deal[S.OD_OUT_SEAT] = st.sc[SC_OUT_SEAT]
+    out_deal[S.OD_N_TURNS] = st.sc[SC_TURN]
+    out_deal[S.OD_EM_CIMA] = st.sc[SC_EM_CIMA]
+    out_deal[S.OD_ERRORS] = st.sc[SC_ERRORS]
+    out_deal[S.OD_MELD_FULL] = st.sc[SC_MELD_FULL]
+
+
+@njit(cache=True)
+def _play_one(st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check):
+    for seat in range(4):
+        seed_stream(rngs[seat], master_seed, d, STREAM_SEAT0 + seat)
+    setup_deal(st, rp, deck, deck.shape[0], first_seat)
+    play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check)
+
+
+@njit(parallel=True, cache=True)
+def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_deal):
+    pack_n = 104 + rp[R_N_JOKERS]
+    n_blocks = (count + BLOCK - 1) // BLOCK
+    for b in prange(n_blocks):
+        st = new_state_nb()
+        deck = np.zeros(pack_n, np.int16)
+        srng = np.zeros(4, np.uint64)
+        rngs = np.zeros((4, 4), np.uint64)
+        acts = np.zeros(256, np.int32)
+        pub = np.zeros(PUB_LEN, np.int32)
+        hidden = np.zeros((2, N_KINDS), np.int16)
+        pack = _pack_counts(rp)
+        for i in range(b * BLOCK, min(count, (b + 1) * BLOCK)):
+            d = start + i
+            seed_stream(srng, master_seed, d, STREAM_SHUFFLE)
+            shuffle_deck(srng, pack_n, deck)
+            _play_one(st, rp, sids, prm, master_seed, d, deck, d % 4, rngs, acts, pub, hidden, pack, check)
+            record(st, rp, out_side[i], out_deal[i])
+
+
+@njit(cache=True)
+def _play_stacked_nb(st, rp, sids, prm, master_seed, d, deck, first_seat, check, out_side, out_deal):
+    rngs = np.zeros((4, 4), np.uint64)
+    acts = np.zeros(256, np.int32)
+    pub = np.zeros(PUB_LEN, np.int32)
+    hidden = np.zeros((2, N_KINDS), np.int16)
+    pack = _pack_counts(rp)
+    _play_one(st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check)
+    record(st, rp, out_side, out_deal)
+
+
+@njit(cache=True)
+def _play_position_nb(st, rp, sids, prm, master_seed, d, check, out_side, out_deal):
+    rngs = np.zeros((4, 4), np.uint64)
+    for seat in range(4):
+        seed_stream(rngs[seat], master_seed, d, STREAM_SEAT0 + seat)
+    acts = np.zeros(256, np.int32)
+    pub = np.zeros(PUB_LEN, np.int32)
+    hidden = np.zeros((2, N_KINDS), np.int16)
+    pack = _pack_counts(rp)
+    play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check)
+    record(st, rp, out_side, out_deal)
+
+
+@njit(cache=True)
+def _deal_deck_nb(rp, master_seed, d):
+    pack_n = 104 + rp[R_N_JOKERS]
+    deck = np.zeros(pack_n, np.int16)
+    srng = np.zeros(4, np.uint64)
+    seed_stream(srng, master_seed, d, STREAM_SHUFFLE)
+    shuffle_deck(srng, pack_n, deck)
+    return deck
+
+
+# ---- Python side -------------------------------------------------------------------
+
+
+def _seat_arrays(strategies) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
+    if isinstance(strategies, (str, StrategySpec)):
+        strategies = (strategies, strategies)
+    specs = [resolve(s) for s in strategies]
+    if len(specs) != 2:
+        raise ValueError(f"give one strategy per side (2), got {len(specs)}")
+    sids = np.array([specs[s & 1].sid for s in range(4)], dtype=np.int64)
+    prm = np.zeros((4, N_PARAMS), dtype=np.float64)
+    for s in range(4):
+        prm[s] = specs[s & 1].params
+    return sids, prm, specs
+
+
+def _check_seed(master_seed: int) -> int:
+    if not isinstance(master_seed, (int, np.integer)) or not 0 <= int(master_seed) <= MAX_SEED:
+        raise ValueError(f"seed must be an integer in 0..2**63-1, got {master_seed!r}")
+    return int(master_seed)
+
+
+def columns_from_outputs(out_side: np.ndarray, out_deal: np.ndarray, start: int) -> dict[str, np.ndarray]:
+    """Named columns (length ``2 * n_deals``, deal-major) from the kernel outputs
+    ``out_side int32[n_deals, 2, OS_LEN]`` and ``out_deal int32[n_deals, OD_LEN]``."""
+    n = out_side.shape[0]
+    flat = out_side.reshape(2 * n, S.OS_LEN)
+    cols: dict[str, np.ndarray] = {
+        "deal_index": np.repeat(np.arange(start, start + n, dtype=np.int64), 2),
+        "side": np.tile(np.array([0, 1], dtype=np.int8), n),
+    }
+    for name, slot in S.SIDE_SLOTS.items():
+        cols[name] = flat[:, slot].copy()
+    score = out_side[:, :, S.OS_SCORE]
+    cols["won"] = np.stack([score[:, 0] > score[:, 1], score[:, 1] > score[:, 0]], axis=1).reshape(-1)
+    for name, slot in S.DEAL_SLOTS.items():
+        cols[name] = np.repeat(out_deal[:, slot], 2)
+    cols["end_reason"] = np.repeat(out_deal[:, S.OD_END_REASON].astype(np.int8), 2)
+    cols["invariant_errors"] = np.repeat(out_deal[:, S.OD_ERRORS], 2)
+    cols["meld_full"] = np.repeat(out_deal[:, S.OD_MELD_FULL], 2)
+    return cols
+
+
+def simulate_chunk(
+    rules: Rules,
+    strategies: Sequence[str | StrategySpec] | str,
+    master_seed: int,
+    start: int,
+    count: int,
+    check: bool = False,
+) -> dict[str, np.ndarray]:
+    """Play deals ``start .. start+count-1`` of a run in parallel.
+
+    Parameters
+    ----------
+    rules : Rules
+        The rule set (validated here).
+    strategies : (side A, side B)
+        Strategy names/specs (``"basic"``, ``"basic:wild_reserve=1"``); side A
+        plays seats 0 and 2, side B seats 1 and 3.  One string = both sides.
+    master_seed : int
+        0 .. 2**63-1.
+    start, count : int
+        First deal index (>= 0) and number of deals (>= 1).
+    check : bool
+        Run the invariant checks after every action (slower); violations are
+        counted in the ``invariant_errors`` column.
+
+    Returns
+    -------
+    dict of numpy arrays, each of length ``2 * count`` (row ``2*i`` is side A
+    of deal ``start + i``, row ``2*i+1`` side B): the per-row columns of
+    :data:`tranca_sim.schema.COLUMNS` except the run-level ones (preset,
+    master_seed, strategy, strategy_params, version), plus
+    ``invariant_errors`` and ``meld_full`` (diagnostics, 0 in a sound run).
+    ``end_reason`` is ``int8`` codes into :data:`tranca_sim.state.END_REASONS`.
+
+    Raises
+    ------
+    RulesError, StrategyError, ValueError
+        For bad rules, strategies, seed, start or count.
+    """
+    rp = rules.to_array()
+    sids, prm, _ = _seat_arrays(strategies)
+    seed = _check_seed(master_seed)
+    if int(count) < 1 or int(start) < 0:
+        raise ValueError(f"need start >= 0 and count >= 1, got start={start}, count={count}")
+    out_side = np.zeros((count, 2, S.OS_LEN), dtype=np.int32)
+    out_deal = np.zeros((count, S.OD_LEN), dtype=np.int32)
+    _simulate_nb(rp, sids, prm, np.uint64(seed), np.int64(start), np.int64(count), bool(check), out_side, out_deal)
+    return columns_from_outputs(out_side, out_deal, int(start))
+
+
+def deck_of(rules: Rules, master_seed: int, deal_index: int) -> list[int]:
+    """The shuffled pack of deal ``deal_index`` as card kinds, position 0 = top."""
+    return [int(k) for k in _deal_deck_nb(rules.to_array(), np.uint64(_check_seed(master_seed)), np.int64(deal_index))]
+
+
+def _as_deck(rules: Rules, deck) -> np.ndarray:
+    kinds = [parse(c) if isinstance(c, str) else int(c) for c in (deck.split() if isinstance(deck, str) else deck)]
+    arr = np.array(kinds, dtype=np.int16)
+    want = np.zeros(N_KINDS, dtype=np.int64)
+    want[:52] = 2
+    want[52] = rules.n_jokers
+    got = np.bincount(arr.astype(np.int64), minlength=N_KINDS)[:N_KINDS] if len(arr) else np.zeros(N_KINDS)
+    if len(arr) != rules.pack_size or (got != want).any():
+        raise ValueError(
+            f"a stacked deck for {rules.name} must hold the {rules.pack_size}-card pack exactly once "
+            f"(got {len(arr)} cards)"
+        )
+    return arr
+
+
+def play_deck(
+    rules: Rules,
+    deck,
+    strategies=("basic", "basic"),
+    first_seat: int = 0,
+    master_seed: int = 0,
+    deal_index: int = 0,
+    check: bool = True,
+) -> tuple[State, dict[str, np.ndarray]]:
+    """Play one deal from a stacked deck (card kinds or notations, position 0 = top).
+
+    Returns the final :data:`State` and the two output rows as columns
+    (see :func:`simulate_chunk`).  Used by the rule tests.
+
+    Raises
+    ------
+    ValueError
+        If ``deck`` is not exactly the preset's pack.
+    """
+    rp = rules.to_array()
+    arr = _as_deck(rules, deck)
+    sids, prm, _ = _seat_arrays(strategies)
+    st = new_state()
+    out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
+    out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
+    _play_stacked_nb(
+        st, rp, sids, prm, np.uint64(_check_seed(master_seed)), np.int64(deal_index), arr,
+        np.int64(first_seat), bool(check), out_side[0], out_deal[0],
+    )  # fmt: skip
+    return st, columns_from_outputs(out_side, out_deal, deal_index)
+
+
+def play_position(
+    rules: Rules,
+    st: State,
+    strategies=("basic", "basic"),
+    master_seed: int = 0,
+    deal_index: int = 0,
+    check: bool = True,
+) -> dict[str, np.ndarray]:
+    """Play on from a hand-made position ``st`` (modified in place) to the end of the deal.
+
+    Returns the two output rows as columns (see :func:`simulate_chunk`).
+    """
+    rp = rules.to_array()
+    sids, prm, _ = _seat_arrays(strategies)
+    out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
+    out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
+    _play_position_nb(
+        st, rp, sids, prm, np.uint64(_check_seed(master_seed)), np.int64(deal_index), bool(check),
+        out_side[0], out_deal[0],
+    )  # fmt: skip
+    return columns_from_outputs(out_side, out_deal, deal_index)
+
+
+__all__ = ["simulate_chunk", "play_deck", "play_position", "deck_of", "PACK_MAX", "kind_of_physical"]

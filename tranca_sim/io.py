@@ -1,0 +1,412 @@
+"""Parquet I/O of simulation runs.
+
+A *run file* holds one row per (deal, side) with the columns of
+:data:`tranca_sim.schema.COLUMNS`, in that order, and the run's metadata as
+JSON under the Parquet key-value metadata key ``tranca_sim``.
+
+:func:`write_run` streams column chunks into the file (one row group per
+chunk, so memory does not grow with the number of deals), writing to a
+temporary file in the target directory that is renamed over the target only
+when every chunk is written.  :func:`load_run` and :func:`load_meta` read it
+back and turn every kind of unreadable file into a :class:`RunFileError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .schema import COLUMNS
+
+#: Parquet key-value metadata key holding the run metadata (JSON)
+META_KEY = "tranca_sim"
+
+#: copy of :data:`tranca_sim.state.END_REASONS` (kept equal by a test, so reading
+#: and writing files does not import numba)
+END_REASONS = ("playing", "went_out", "stock_out", "turn_limit")
+
+#: columns added by :func:`write_run` from the run metadata
+RUN_COLUMNS = ("preset", "master_seed", "strategy", "strategy_params", "version")
+
+#: columns every chunk passed to :func:`write_run` must carry
+CHUNK_COLUMNS = tuple(name for name, _, _ in COLUMNS if name not in RUN_COLUMNS)
+
+_ARROW_TYPES = {
+    "string": pa.string(),
+    "bool": pa.bool_(),
+    "int8": pa.int8(),
+    "int16": pa.int16(),
+    "int32": pa.int32(),
+    "int64": pa.int64(),
+    "float64": pa.float64(),
+    "list<float64>": pa.list_(pa.float64()),
+}
+
+#: the Arrow schema of a run file (without metadata)
+ARROW_SCHEMA = pa.schema([pa.field(name, _ARROW_TYPES[t]) for name, t, _ in COLUMNS])
+
+
+class RunFileError(ValueError):
+    """A run file that cannot be read or written: one readable sentence naming the path."""
+
+
+def package_version() -> str:
+    """Version string of the installed ``tranca-sim`` package.
+
+    Prefers ``tranca_sim.__version__`` when the package defines it, then the
+    installed distribution's metadata, else ``"0+unknown"``.
+    """
+    from importlib import import_module, metadata
+
+    version = getattr(import_module("tranca_sim"), "__version__", None)
+    if isinstance(version, str) and version:
+        return version
+    try:
+        return metadata.version("tranca-sim")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+# ---------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------
+def check_output_path(path, force: bool = False) -> Path:
+    """Check that a run file can be written at ``path``; call it before simulating.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Target file.
+    force : bool
+        Allow replacing an existing file.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path`` as a ``Path``.
+
+    Raises
+    ------
+    RunFileError
+        If ``path`` exists and ``force`` is false, is a directory, or its
+        directory does not exist or does not accept new files (tested by
+        creating and removing a probe file).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise RunFileError(f"output path {str(p)!r} is a directory")
+    if (p.exists() or p.is_symlink()) and not force:
+        raise RunFileError(f"output file {str(p)!r} already exists; use --force (force=True) to overwrite it")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise RunFileError(f"cannot write {str(p)!r}: directory {str(parent)!r} does not exist")
+    probe = parent / f".{p.name}.probe-{os.getpid()}"
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise RunFileError(f"cannot write {str(p)!r}: {e.strerror or e}") from None
+    return p
+
+
+def _as_arrow(name: str, values, n: int) -> pa.Array:
+    """One chunk column as an Arrow array of the schema type (``ValueError`` on a bad column)."""
+    typ = ARROW_SCHEMA.field(name).type
+    a = np.asarray(values)
+    if a.ndim != 1 or len(a) != n:
+        raise ValueError(f"chunk column {name!r} has shape {a.shape}, expected ({n},)")
+    if name == "end_reason":
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"chunk column 'end_reason' must hold integer codes, got dtype {a.dtype}")
+        if n and (a.min() < 0 or a.max() >= len(END_REASONS)):
+            raise ValueError(f"chunk column 'end_reason' has codes outside 0..{len(END_REASONS) - 1}")
+        return pc.take(pa.array(END_REASONS, pa.string()), pa.array(a.astype(np.int64)))
+    if pa.types.is_boolean(typ):
+        return pa.array(a != 0 if a.dtype != np.bool_ else a, pa.bool_())
+    try:
+        return pa.array(a).cast(typ, safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        raise ValueError(f"chunk column {name!r} does not fit {typ}: {e}") from None
+
+
+def _run_constants(run_meta: Mapping) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array]:
+    """Length-1 (or per-side, length-2) Arrow arrays of the run-level columns."""
+    try:
+        preset = str(run_meta["preset"])
+        seed = int(run_meta["master_seed"])
+        sides = run_meta["strategies"]
+        names = [str(s["name"]) for s in sides]
+        params = [[float(x) for x in s["params"]] for s in sides]
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(
+            "run_meta needs 'preset', 'master_seed' and 'strategies' (two dicts with 'name' and 'params'); "
+            f"problem: {e!r}"
+        ) from None
+    if len(names) != 2:
+        raise ValueError(f"run_meta['strategies'] must describe 2 sides, got {len(names)}")
+    version = str(run_meta.get("version") or package_version())
+    return (
+        pa.array([preset], pa.string()),
+        pa.array([seed], pa.int64()),
+        pa.array(names, pa.string()),
+        pa.array(params, pa.list_(pa.float64())),
+        pa.array([version], pa.string()),
+    )
+
+
+def chunk_table(chunk: Mapping, run_meta: Mapping) -> pa.Table:
+    """Turn one chunk of engine columns into a table of the run-file schema.
+
+    Parameters
+    ----------
+    chunk : mapping of str to numpy.ndarray
+        Every name of :data:`CHUNK_COLUMNS`, each a 1-d array of one common
+        length ``2 * n_deals`` (deal-major; ``side`` is 0 or 1). ``end_reason``
+        holds integer codes indexing :data:`END_REASONS`; bool columns may be
+        bool or integer (non-zero is true). Extra keys are ignored.
+    run_meta : mapping
+        See :func:`write_run`.
+
+    Returns
+    -------
+    pyarrow.Table
+        Columns and types of :data:`ARROW_SCHEMA`, in that order.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, columns of unequal length, a value that does not
+        fit its type, an unknown ``end_reason`` code or a ``side`` outside 0..1.
+    """
+    missing = [c for c in CHUNK_COLUMNS if c not in chunk]
+    if missing:
+        raise ValueError(f"chunk lacks column(s) {', '.join(missing)}")
+    n = len(np.asarray(chunk["side"]))
+    preset, seed, names, params, version = _run_constants(run_meta)
+    side = np.asarray(chunk["side"])
+    if n and (side.min() < 0 or side.max() > 1):
+        raise ValueError("chunk column 'side' must be 0 or 1")
+    side_idx = pa.array(side.astype(np.int64))
+    zeros = pa.array(np.zeros(n, dtype=np.int64))
+    arrays = []
+    for name, _, _ in COLUMNS:
+        if name == "preset":
+            arrays.append(pc.take(preset, zeros))
+        elif name == "master_seed":
+            arrays.append(pc.take(seed, zeros))
+        elif name == "version":
+            arrays.append(pc.take(version, zeros))
+        elif name == "strategy":
+            arrays.append(pc.take(names, side_idx))
+        elif name == "strategy_params":
+            arrays.append(pc.take(params, side_idx))
+        else:
+            arrays.append(_as_arrow(name, chunk[name], n))
+    return pa.Table.from_arrays(arrays, schema=ARROW_SCHEMA)
+
+
+def _meta_json(run_meta: Mapping) -> bytes:
+    meta = dict(run_meta)
+    meta.setdefault("version", package_version())
+    meta.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
+    return json.dumps(meta, default=_json_default, sort_keys=True).encode()
+
+
+def _json_default(o):
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"run_meta value of type {type(o).__name__} is not JSON serialisable")
+
+
+def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool = False) -> Path:
+    """Write a run file from an iterable of column chunks.
+
+    Each chunk is converted with :func:`chunk_table` and written as one row
+    group as soon as it arrives, to ``.{name}.tmp-{pid}`` in the target's
+    directory; the temporary file is renamed to ``path`` (``os.replace``)
+    when the iterable is exhausted.  On any exception, ``KeyboardInterrupt``
+    included, the temporary file is removed, ``path`` is left as it was, and
+    the exception propagates.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Target file.
+    chunks : iterable of mapping of str to numpy.ndarray
+        Engine column chunks (see :func:`chunk_table`); may be a generator
+        that runs the simulation lazily.  No chunk gives an empty file.
+    run_meta : mapping
+        JSON-serialisable run metadata, stored under the key ``tranca_sim``.
+        Required: ``preset`` (str), ``master_seed`` (int) and ``strategies``,
+        a list of two dicts (side A, side B) each with ``name`` (str) and
+        ``params`` (sequence of float); they fill the run-level columns.
+        ``version`` and ``created`` are added when absent.
+    force : bool
+        Replace an existing file at ``path``.
+
+    Returns
+    -------
+    pathlib.Path
+        The written path.
+
+    Raises
+    ------
+    RunFileError
+        If the path is not writable or exists without ``force``
+        (see :func:`check_output_path`).
+    ValueError
+        For a malformed chunk or ``run_meta``.
+    """
+    p = check_output_path(path, force)
+    _run_constants(run_meta)  # fail before creating anything
+    schema = ARROW_SCHEMA.with_metadata({META_KEY: _meta_json(run_meta)})
+    tmp = p.parent / f".{p.name}.tmp-{os.getpid()}"
+    writer = None
+    try:
+        writer = pq.ParquetWriter(tmp, schema, compression="zstd", write_page_checksum=True)
+        for chunk in chunks:
+            writer.write_table(chunk_table(chunk, run_meta))
+        writer.close()
+        writer = None
+        if not force and (p.exists() or p.is_symlink()):
+            raise RunFileError(f"output file {str(p)!r} appeared while the run was written; not replaced")
+        os.replace(tmp, p)
+    except BaseException:
+        if writer is not None:
+            with contextlib.suppress(pa.ArrowException, OSError):
+                writer.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return p
+
+
+# ---------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------
+def _open(path) -> tuple[Path, pq.ParquetFile]:
+    p = Path(path)
+    if not p.exists():
+        raise RunFileError(f"run file {str(p)!r} does not exist")
+    if p.is_dir():
+        raise RunFileError(f"run file {str(p)!r} is a directory")
+    try:
+        return p, pq.ParquetFile(p, page_checksum_verification=True)
+    except (pa.ArrowException, OSError) as e:  # any unreadable footer
+        raise RunFileError(f"{str(p)!r} is not a readable Parquet file ({_first_line(e)})") from None
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def _check_columns(p: Path, names) -> None:
+    missing = [n for n, _, _ in COLUMNS if n not in set(names)]
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise RunFileError(
+            f"{str(p)!r} is not a tranca-sim run file: {len(missing)} column(s) missing ({shown})"
+        )
+
+
+def load_run(path, backend: str = "polars", columns: list[str] | None = None):
+    """Read a run file into a data frame.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`write_run`.
+    backend : {"polars", "pandas"}
+        Type of the result.
+    columns : list of str, optional
+        Read only these columns (all of :data:`tranca_sim.schema.COLUMNS`
+        by default).
+
+    Returns
+    -------
+    polars.DataFrame or pandas.DataFrame
+        One row per (deal, side); dtypes follow the schema (``int8`` ...
+        ``int64``, ``bool``, string, list of float64).
+
+    Raises
+    ------
+    RunFileError
+        If the file is missing, is not Parquet, is corrupt or truncated, or
+        lacks the run-file columns.
+    ValueError
+        For an unknown ``backend`` or a column name not in the schema.
+    """
+    if backend not in ("polars", "pandas"):
+        raise ValueError(f"backend must be 'polars' or 'pandas', got {backend!r}")
+    known = [n for n, _, _ in COLUMNS]
+    if columns is not None:
+        bad = [c for c in columns if c not in known]
+        if bad:
+            raise ValueError(f"unknown column(s) {', '.join(bad)}; see docs/schema.md")
+    p, pf = _open(path)
+    _check_columns(p, pf.schema_arrow.names)
+    try:
+        table = pf.read(columns=list(columns) if columns is not None else known)
+    except (pa.ArrowException, OSError) as e:
+        raise RunFileError(f"{str(p)!r} is corrupt or truncated ({_first_line(e)})") from None
+    finally:
+        pf.close()
+    table = table.replace_schema_metadata(None)
+    if backend == "pandas":
+        return table.to_pandas()
+    import polars as pl
+
+    return pl.from_arrow(table)
+
+
+def load_meta(path) -> dict:
+    """The run metadata stored in a run file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`write_run`.
+
+    Returns
+    -------
+    dict
+        The ``run_meta`` given to :func:`write_run` plus ``version`` and
+        ``created``; in runs made by :func:`tranca_sim.run.run_simulation`
+        also ``rules``, ``deals``, ``threads`` and more.
+
+    Raises
+    ------
+    RunFileError
+        If the file is missing, unreadable, or carries no ``tranca_sim``
+        metadata.
+    """
+    p, pf = _open(path)
+    try:
+        kv = pf.metadata.metadata or {}
+    finally:
+        pf.close()
+    raw = kv.get(META_KEY.encode())
+    if raw is None:
+        raise RunFileError(f"{str(p)!r} is not a tranca-sim run file: it has no {META_KEY!r} metadata")
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        raise RunFileError(f"{str(p)!r} has corrupt {META_KEY!r} metadata (not JSON)") from None
+    if not isinstance(meta, dict):
+        raise RunFileError(f"{str(p)!r} has corrupt {META_KEY!r} metadata (not a JSON object)")
+    return meta

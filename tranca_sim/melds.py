@@ -1,0 +1,417 @@
+"""Melds: card classes, legality, listing and laying (numba).
+
+Same-rank melds (sets) follow seed ``000_95ec226e9cdd732e.txt`` Gameplay 7-9
+and VARIANTS.md decisions 1, 2 and 5: at least ``min_naturals`` naturals of
+the meld's rank, at most ``max_wilds`` wilds (2s and jokers), three cards or
+more; seven or more make a canasta, clean without wilds, dirty with.  3s are
+not natural in the Tranca presets (decisions 7, 8).  The header/row layout
+is shared with same-suit runs (a later preset).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .cards import JOKER
+from .obs import (
+    A_BLACK3,
+    A_CAP_EXT,
+    A_CAP_NEW,
+    A_CAP_OPEN,
+    A_EXT,
+    A_NEW,
+    A_STOCK,
+    C_JOKER,
+    C_NAT,
+    C_TWO,
+    CAPNEW_2NAT,
+    CAPNEW_JOKER,
+    CAPNEW_TWO,
+    NEW_3NAT,
+    NEW_JOKER,
+    NEW_TWO,
+    act,
+)
+from .rules import (
+    R_BLACK3_GOING_OUT,
+    R_CANASTA_SIZE,
+    R_GO_OUT_CLEAN,
+    R_LOCK_BLACK3,
+    R_LOCK_WILD,
+    R_MAX_WILDS,
+    R_MIN_NATURALS,
+    R_PILE_CLOSED,
+    R_SEVERAL_PER_RANK,
+    R_THREES_SPECIAL,
+)
+from .state import (
+    MAXM,
+    MH_JOKERS,
+    MH_N,
+    MH_NAT,
+    MH_RANK,
+    MH_SUIT,
+    MH_TYPE,
+    MH_WILD,
+    MS_WAITING,
+    MT_BLACK3,
+    MT_SET,
+    SC_MELD_FULL,
+    SC_PILE_N,
+    SC_STOCK_PTR,
+    SC_DECK_N,
+    SE_HAND_N,
+    SE_MELDED_NOW,
+    SS_MORTO,
+    SS_N_MELDS,
+)
+
+TWO_KINDS = (1, 14, 27, 40)
+BLACK3_KINDS = (2, 41)
+RED3_KINDS = (15, 28)
+
+
+@njit(cache=True, inline="always")
+def is_wild(k):
+    return k == JOKER or k % 13 == 1
+
+
+@njit(cache=True, inline="always")
+def is_red3(k):
+    return k == 15 or k == 28
+
+
+@njit(cache=True, inline="always")
+def is_black3(k):
+    return k == 2 or k == 41
+
+
+@njit(cache=True, inline="always")
+def rank_of(k):
+    return k % 13 + 1
+
+
+@njit(cache=True, inline="always")
+def set_rank_ok(rp, r):
+    """May rank ``r`` (1..13) carry a same-rank meld?  2s are always wild (decision 1);
+    3s only where they are plain cards (Buraco fechado)."""
+    if r == 2:
+        return False
+    if r == 3 and rp[R_THREES_SPECIAL] != 0:
+        return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def n_naturals(hand, r):
+    return hand[r - 1] + hand[13 + r - 1] + hand[26 + r - 1] + hand[39 + r - 1]
+
+
+@njit(cache=True, inline="always")
+def n_twos(hand):
+    return hand[1] + hand[14] + hand[27] + hand[40]
+
+
+@njit(cache=True, inline="always")
+def n_black3(hand):
+    return hand[2] + hand[41]
+
+
+@njit(cache=True, inline="always")
+def locked(st, rp):
+    """True when the pile is locked: a wild or black 3 on top (000 Gameplay 4, decision 3)."""
+    n = st.sc[SC_PILE_N]
+    if n == 0:
+        return False
+    t = st.pile[n - 1]
+    if rp[R_LOCK_WILD] != 0 and is_wild(t):
+        return True
+    if rp[R_LOCK_BLACK3] != 0 and is_black3(t):
+        return True
+    return False
+
+
+@njit(cache=True)
+def has_canasta(st, rp, side, clean_only):
+    """True if ``side`` has a canasta (a clean one when ``clean_only``)."""
+    cs = rp[R_CANASTA_SIZE]
+    for m in range(st.ss[side, SS_N_MELDS]):
+        if st.mh[side, m, MH_TYPE] != MT_BLACK3 and st.mh[side, m, MH_N] >= cs:
+            if not clean_only or st.mh[side, m, MH_WILD] == 0:
+                return True
+    return False
+
+
+@njit(cache=True)
+def can_go_out(st, rp, side):
+    """Side has taken its morto and has the preset's canasta (000 Gameplay 11, decision 10)."""
+    if st.ss[side, SS_MORTO] == MS_WAITING:
+        return False
+    return has_canasta(st, rp, side, rp[R_GO_OUT_CLEAN] != 0)
+
+
+@njit(cache=True)
+def can_empty(st, rp, side):
+    """The player may empty the hand: to take the side's morto, or to go out."""
+    return st.ss[side, SS_MORTO] == MS_WAITING or can_go_out(st, rp, side)
+
+
+@njit(cache=True, inline="always")
+def _keep_ok(after, empty_ok):
+    # E6: a player who may not empty the hand must keep 2 cards after melding
+    return after >= 2 or empty_ok
+
+
+@njit(cache=True)
+def _ext_makes_canasta(st, rp, side, m, natural):
+    """Would one more card on meld ``m`` give the side the canasta it needs to go out?"""
+    if st.mh[side, m, MH_N] + 1 < rp[R_CANASTA_SIZE]:
+        return False
+    if rp[R_GO_OUT_CLEAN] != 0:
+        return natural and st.mh[side, m, MH_WILD] == 0
+    return True
+
+
+@njit(cache=True)
+def _empty_ok_after_ext(st, rp, side, m, natural):
+    if st.ss[side, SS_MORTO] == MS_WAITING:
+        return True
+    if can_go_out(st, rp, side):
+        return True
+    return _ext_makes_canasta(st, rp, side, m, natural)
+
+
+@njit(cache=True)
+def has_set_of_rank(st, side, r):
+    for m in range(st.ss[side, SS_N_MELDS]):
+        if st.mh[side, m, MH_TYPE] == MT_SET and st.mh[side, m, MH_RANK] == r:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _new_set_allowed(st, rp, side, r):
+    if rp[R_SEVERAL_PER_RANK] == 0 and has_set_of_rank(st, side, r):
+        return False
+    if st.ss[side, SS_N_MELDS] >= MAXM:
+        st.sc[SC_MELD_FULL] += 1
+        return False
+    return True
+
+
+@njit(cache=True)
+def list_meld_actions(st, rp, seat, acts):
+    """Fill ``acts`` (``int32[>=64]``) with the legal meld-phase actions of ``seat``; return their count.
+
+    New sets (three cards), one-card extensions of the side's sets, and the
+    black-3 set on the going-out turn.  Laying a longer meld is a new set
+    followed by extensions in the same turn.
+    """
+    side = seat & 1
+    hand = st.hand[seat]
+    hn = st.se[seat, SE_HAND_N]
+    maxw = rp[R_MAX_WILDS]
+    minn = rp[R_MIN_NATURALS]
+    empty_ok = can_empty(st, rp, side)
+    tw = n_twos(hand)
+    jk = hand[JOKER]
+    n = 0
+    if _keep_ok(hn - 3, empty_ok):
+        for r in range(1, 14):
+            if not set_rank_ok(rp, r):
+                continue
+            nat = n_naturals(hand, r)
+            if nat < 2 or (nat < 3 and (maxw < 1 or tw + jk == 0)):
+                continue
+            if not _new_set_allowed(st, rp, side, r):
+                continue
+            if nat >= 3 and minn <= 3:
+                acts[n] = act(A_NEW, r, NEW_3NAT)
+                n += 1
+            if maxw >= 1 and minn <= 2:
+                if tw > 0:
+                    acts[n] = act(A_NEW, r, NEW_TWO)
+                    n += 1
+                if jk > 0:
+                    acts[n] = act(A_NEW, r, NEW_JOKER)
+                    n += 1
+    for m in range(st.ss[side, SS_N_MELDS]):
+        if st.mh[side, m, MH_TYPE] != MT_SET:
+            continue
+        r = st.mh[side, m, MH_RANK]
+        if n_naturals(hand, r) > 0 and _keep_ok(hn - 1, _empty_ok_after_ext(st, rp, side, m, True)):
+            acts[n] = act(A_EXT, m, C_NAT)
+            n += 1
+        if st.mh[side, m, MH_WILD] < maxw and _keep_ok(hn - 1, _empty_ok_after_ext(st, rp, side, m, False)):
+            if tw > 0:
+                acts[n] = act(A_EXT, m, C_TWO)
+                n += 1
+            if jk > 0:
+                acts[n] = act(A_EXT, m, C_JOKER)
+                n += 1
+    if rp[R_BLACK3_GOING_OUT] != 0 and rp[R_THREES_SPECIAL] != 0 and st.ss[side, SS_N_MELDS] < MAXM:
+        b3 = n_black3(hand)
+        if b3 >= 3 and hn - b3 <= 1 and can_go_out(st, rp, side):
+            acts[n] = act(A_BLACK3, 0, 0)
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def list_draw_actions(st, rp, seat, acts):
+    """Fill ``acts`` with the legal draws of ``seat``: the stock (while it has cards) and each
+    way to take the pile (000 Gameplay 2-4, decisions 3, 4); return their count."""
+    side = seat & 1
+    n = 0
+    if st.sc[SC_STOCK_PTR] < st.sc[SC_DECK_N]:
+        acts[n] = act(A_STOCK, 0, 0)
+        n += 1
+    pn = st.sc[SC_PILE_N]
+    if pn == 0 or locked(st, rp):
+        return n
+    if rp[R_PILE_CLOSED] == 0:
+        acts[n] = act(A_CAP_OPEN, 0, 0)
+        return n + 1
+    t = st.pile[pn - 1]
+    if t == JOKER or is_wild(t) or is_red3(t):
+        return n
+    r = rank_of(t)
+    if not set_rank_ok(rp, r):
+        return n
+    hand = st.hand[seat]
+    hn = st.se[seat, SE_HAND_N]
+    after = hn + pn - 1  # cards in hand after the capture, before the meld uses any from it
+    empty_ok = can_empty(st, rp, side)
+    for m in range(st.ss[side, SS_N_MELDS]):
+        if st.mh[side, m, MH_TYPE] == MT_SET and st.mh[side, m, MH_RANK] == r:
+            if _keep_ok(after, _empty_ok_after_ext(st, rp, side, m, True)):
+                acts[n] = act(A_CAP_EXT, m, 0)
+                n += 1
+    nat = n_naturals(hand, r)
+    if nat >= 1 and _keep_ok(after - 2, empty_ok):
+        tw = n_twos(hand)
+        jk = hand[JOKER]
+        wild_ok = rp[R_MAX_WILDS] >= 1 and rp[R_MIN_NATURALS] <= 2 and tw + jk > 0
+        if (nat >= 2 or wild_ok) and _new_set_allowed(st, rp, side, r):
+            if nat >= 2:
+                acts[n] = act(A_CAP_NEW, 0, CAPNEW_2NAT)
+                n += 1
+            if wild_ok:
+                if tw > 0:
+                    acts[n] = act(A_CAP_NEW, 0, CAPNEW_TWO)
+                    n += 1
+                if jk > 0:
+                    acts[n] = act(A_CAP_NEW, 0, CAPNEW_JOKER)
+                    n += 1
+    return n
+
+
+# ---- moving cards onto the table ---------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _hand_to_meld(st, seat, side, m, k):
+    st.hand[seat, k] -= 1
+    st.se[seat, SE_HAND_N] -= 1
+    st.mc[side, m, k] += 1
+
+
+@njit(cache=True)
+def take_natural(st, seat, side, m, r):
+    """Move one natural of rank ``r`` from the hand to meld ``m`` (lowest suit first)."""
+    for s in range(4):
+        k = s * 13 + r - 1
+        if st.hand[seat, k] > 0:
+            _hand_to_meld(st, seat, side, m, k)
+            st.mh[side, m, MH_N] += 1
+            st.mh[side, m, MH_NAT] += 1
+            return k
+    return -1
+
+
+@njit(cache=True)
+def take_wild(st, seat, side, m, joker):
+    """Move a joker (``joker``) or a 2 (lowest suit first) from the hand to meld ``m`` as a wild."""
+    k = -1
+    if joker:
+        if st.hand[seat, JOKER] > 0:
+            k = JOKER
+    else:
+        for kk in TWO_KINDS:
+            if st.hand[seat, kk] > 0:
+                k = kk
+                break
+    if k < 0:
+        return -1
+    _hand_to_meld(st, seat, side, m, k)
+    st.mh[side, m, MH_N] += 1
+    st.mh[side, m, MH_WILD] += 1
+    if k == JOKER:
+        st.mh[side, m, MH_JOKERS] += 1
+    return k
+
+
+@njit(cache=True)
+def open_meld(st, side, mtype, r):
+    """Start an empty meld row of type ``mtype`` and rank ``r``; return its index."""
+    m = st.ss[side, SS_N_MELDS]
+    st.ss[side, SS_N_MELDS] = m + 1
+    st.mh[side, m, :] = 0
+    st.mc[side, m, :] = 0
+    st.mh[side, m, MH_TYPE] = mtype
+    st.mh[side, m, MH_RANK] = r
+    st.mh[side, m, MH_SUIT] = -1
+    return m
+
+
+@njit(cache=True)
+def apply_meld_action(st, rp, seat, a_type, x, y):
+    """Lay the meld-phase action (type, x, y) for ``seat``.  Returns the meld row used."""
+    side = seat & 1
+    st.se[seat, SE_MELDED_NOW] = 1
+    if a_type == A_NEW:
+        m = open_meld(st, side, MT_SET, x)
+        take_natural(st, seat, side, m, x)
+        take_natural(st, seat, side, m, x)
+        if y == NEW_3NAT:
+            take_natural(st, seat, side, m, x)
+        else:
+            take_wild(st, seat, side, m, y == NEW_JOKER)
+        return m
+    if a_type == A_EXT:
+        r = st.mh[side, x, MH_RANK]
+        if y == C_NAT:
+            take_natural(st, seat, side, x, r)
+        else:
+            take_wild(st, seat, side, x, y == C_JOKER)
+        return x
+    # A_BLACK3: every black 3 of the hand in one pure set
+    m = open_meld(st, side, MT_BLACK3, 3)
+    for k in BLACK3_KINDS:
+        while st.hand[seat, k] > 0:
+            _hand_to_meld(st, seat, side, m, k)
+            st.mh[side, m, MH_N] += 1
+            st.mh[side, m, MH_NAT] += 1
+    return m
+
+
+@njit(cache=True)
+def meld_top_card(st, rp, seat, a_type, y, x, t):
+    """Meld the taken pile's top card ``t`` (kind) as the capture action requires."""
+    side = seat & 1
+    st.se[seat, SE_MELDED_NOW] = 1
+    r = rank_of(t)
+    if a_type == A_CAP_EXT:
+        m = x
+    else:
+        m = open_meld(st, side, MT_SET, r)
+    st.mc[side, m, t] += 1
+    st.mh[side, m, MH_N] += 1
+    st.mh[side, m, MH_NAT] += 1
+    if a_type == A_CAP_NEW:
+        take_natural(st, seat, side, m, r)
+        if y == CAPNEW_2NAT:
+            take_natural(st, seat, side, m, r)
+        else:
+            take_wild(st, seat, side, m, y == CAPNEW_JOKER)
+    return m

@@ -1,0 +1,89 @@
+"""What a strategy sees, and the actions it chooses from.
+
+A strategy never receives the deal's :class:`~tranca_sim.state.State`; the
+engine builds an :data:`Obs` holding only what the player to move could see:
+
+- ``hand``  ``int16[N_KINDS]``: the player's own hand (counts by kind),
+- ``pub``   ``int32[PUB_LEN]``: public facts (``PUB_*`` indices below),
+- ``pile``  ``int16[108]``: the discard pile, bottom first (``pub[PUB_PILE_N]`` cards),
+- ``mh``, ``mc``: every meld on the table (both sides; header and card counts,
+  see :mod:`tranca_sim.state`),
+- ``taken`` ``int16[4, N_KINDS]``: cards each seat took from the pile so far,
+- ``morto`` ``int16[2, N_KINDS]``: the mortos when the preset deals them face
+  up (``tranca-aberta``), zeros otherwise,
+- ``rp``    the rule vector (:mod:`tranca_sim.rules`).
+
+Never another seat's hand, a face-down morto or the stock order.  The arrays
+are views: a strategy must not write to them.
+
+Actions are ``int32`` codes ``(type << 16) | (x << 8) | y`` built by
+:func:`act`; the engine lists only legal ones and the strategy picks an index.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from numba import njit
+
+Obs = namedtuple("Obs", ["hand", "pub", "pile", "mh", "mc", "taken", "morto", "rp"])
+
+# ---- public facts ------------------------------------------------------------
+PUB_SEAT = 0
+PUB_SIDE = 1
+PUB_TURN = 2
+PUB_STOCK_N = 3
+PUB_PILE_N = 4
+PUB_LOCKED = 5  # 1 if the pile is locked (a wild or black 3 on top)
+PUB_PILE_TOP = 6  # kind on top of the pile, -1 if empty
+PUB_CAN_EMPTY = 7  # 1 if the player may empty the hand now (morto pickup or going out)
+PUB_HAND_N = 8  # + seat: cards in each hand
+PUB_MORTO = 12  # + side: MS_* state of each side's morto
+PUB_RED3 = 14  # + side: red 3s in each side's area
+PUB_CANASTAS = 16  # + side: canastas (clean or dirty)
+PUB_CLEAN = 18  # + side: clean canastas
+PUB_N_MELDS = 20  # + side
+PUB_MELDED_NOW = 22  # 1 if the player has melded this turn
+PUB_LEN = 24
+
+# ---- action types -------------------------------------------------------------
+A_NEW = 1  # new meld: x = rank, y = NEW_* variant
+A_EXT = 2  # extend own side's meld: x = meld row, y = C_* card class
+A_BLACK3 = 3  # lay the pure black-3 set and go out (000 Gameplay 6)
+A_CAP_EXT = 4  # take the pile, top card onto meld row x
+A_CAP_NEW = 5  # take the pile, top card in a new meld: y = CAPNEW_* variant
+A_STOCK = 6  # draw from the stock
+A_CAP_OPEN = 7  # take an open pile (no meld needed; Buraco aberto)
+
+NEW_3NAT = 0  # three naturals
+NEW_TWO = 1  # two naturals and a 2 as wild
+NEW_JOKER = 2  # two naturals and a joker
+
+C_NAT = 0  # a natural of the meld's rank
+C_TWO = 1  # a 2 as wild
+C_JOKER = 2
+
+CAPNEW_2NAT = 0  # top card + two naturals from the hand
+CAPNEW_TWO = 1  # top card + one natural + a 2
+CAPNEW_JOKER = 2  # top card + one natural + a joker
+
+
+@njit(cache=True, inline="always")
+def act(t, x, y):
+    """Action code of type ``t`` with operands ``x`` and ``y`` (each 0..255)."""
+    return (t << 16) | (x << 8) | y
+
+
+@njit(cache=True, inline="always")
+def act_type(a):
+    return a >> 16
+
+
+@njit(cache=True, inline="always")
+def act_x(a):
+    return (a >> 8) & 255
+
+
+@njit(cache=True, inline="always")
+def act_y(a):
+    return a & 255

@@ -1,0 +1,259 @@
+"""Rule sets as data.
+
+A :class:`Rules` is a frozen dataclass; a *preset* is a named ``Rules``.
+:meth:`Rules.to_array` packs it into an ``int64`` vector that the numba
+kernels read through the ``R_*`` index constants below, so a variant is a
+switch in that vector, never a fork of the engine.
+
+Every field cites its source (a seed file in ``../shared/seeds`` and the item
+of ``../shared/VARIANTS.md`` that settles it); the full table is in
+``docs/rules.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .cards import JOKER, N_KINDS
+
+# ---- layout of the int64 rule vector read by the kernels ---------------
+R_N_SEATS = 0
+R_HAND_SIZE = 1
+R_MORTO_SIZE = 2
+R_N_JOKERS = 3
+R_MELD_SETS = 4
+R_MELD_RUNS = 5
+R_MAX_WILDS = 6
+R_MIN_NATURALS = 7
+R_PILE_CLOSED = 8
+R_LOCK_WILD = 9
+R_LOCK_BLACK3 = 10
+R_THREES_SPECIAL = 11
+R_BLACK3_GOING_OUT = 12
+R_GO_OUT_CLEAN = 13
+R_STOCK_OUT = 14
+R_CANASTA_SIZE = 15
+R_CLEAN_BONUS = 16
+R_DIRTY_BONUS = 17
+R_GO_OUT_BONUS = 18
+R_EM_CIMA = 19
+R_EM_CIMA_BONUS = 20
+R_MORTO_PENALTY = 21
+R_RED3_VALUE = 22
+R_TURN_UP = 23
+R_FIRST_REDRAW = 24
+R_INDIRECT_VOID = 25
+R_SEVERAL_PER_RANK = 26
+R_MORTOS_FACE_UP = 27
+R_MAX_TURNS = 28
+R_N_PARTNERS = 29
+R_VALUES = 32  # R_VALUES + kind -> card value in points
+R_LEN = R_VALUES + N_KINDS + 1
+
+STOCK_OUT_PLAY_ON = 0  # 000 / decision 14: no drawing, play on while the pile can be taken
+STOCK_OUT_MORTO = 1  # 002/003/004: untaken morto becomes the stock, else the deal ends
+
+# ---- card value tables (VARIANTS.md "Card values") ---------------------
+#: rank -> value, index 0 = joker, 1 = ace ... 13 = king
+VALUES_000 = (50, 20, 20, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10)
+VALUES_003 = (0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10)
+VALUES_004 = (20, 15, 10, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10)
+VALUE_TABLES = {"000": VALUES_000, "003": VALUES_003, "004": VALUES_004}
+
+
+class RulesError(ValueError):
+    """An unknown preset or option, or a combination of options that cannot be played."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One playable rule set.
+
+    Attributes are documented with their source in ``docs/rules.md``; the
+    defaults are the ``tranca`` preset (seed ``000_95ec226e9cdd732e.txt``).
+    """
+
+    name: str = "tranca"
+    n_seats: int = 4  # 000 "Players": 4 in two partnerships opposite
+    partnerships: bool = True  # 000; False for tranca-2p/3p (solo players)
+    hand_size: int = 11  # 000 Setup 3
+    morto_size: int = 11  # 000 Setup 4
+    n_jokers: int = 4  # 000 "Card Deck": 108 cards
+    meld_sets: bool = True  # 000 Gameplay 7: same-rank melds
+    meld_runs: bool = False  # 002/003/004 and tranca-carioca: same-suit runs
+    max_wilds: int = 2  # 000 Gameplay 7; VARIANTS decision 2
+    min_naturals: int = 2  # 000 Gameplay 7; VARIANTS decision 2
+    pile_closed: bool = True  # 000 Gameplay 3; VARIANTS decision 4
+    lock_by_wild: bool = True  # 000 Gameplay 4; VARIANTS decision 3
+    lock_by_black3: bool = True  # 000 Gameplay 4/6; VARIANTS decision 3
+    threes_special: bool = True  # 000 Gameplay 5/6; VARIANTS decisions 7, 8
+    black3_on_going_out: bool = True  # 000 Gameplay 6; VARIANTS decision 8
+    go_out_needs_clean: bool = False  # 000 Gameplay 11 (any canasta); VARIANTS decision 10
+    stock_out: int = STOCK_OUT_PLAY_ON  # 000 Gameplay 12; VARIANTS decision 14
+    canasta_size: int = 7  # 000 Gameplay 8
+    clean_bonus: int = 200  # 000 Scoring
+    dirty_bonus: int = 100  # 000 Scoring
+    going_out_bonus: int = 100  # 000 Scoring
+    em_cima: bool = True  # 000 Scoring; VARIANTS decision 11
+    em_cima_bonus: int = 200  # 000 Scoring
+    morto_penalty: int = 100  # 000 Scoring; VARIANTS decision 12 (0 switches it off)
+    red3_value: int = 100  # 000 Gameplay 5 / Scoring
+    turn_up_first_discard: bool = True  # 000 Setup 6-7; VARIANTS decision 13
+    first_player_redraw: bool = False  # 003; VARIANTS decision 13
+    indirect_morto_void: bool = False  # 002 "Detalle"; VARIANTS decision 9
+    several_melds_per_rank: bool = True  # VARIANTS decision 5
+    mortos_face_up: bool = False  # 000 variation "Tranca Aberta"
+    card_values: str = "000"  # VARIANTS "Card values"
+    match_target: int = 3000  # 000 Objective; VARIANTS decision 15
+    max_turns: int = 1000  # engine safety net, not a rule: a deal past it ends as "turn_limit"
+    description: str = field(default="", compare=False)
+
+    # ------------------------------------------------------------------
+    def validate(self) -> "Rules":
+        """Check the combination of options; return ``self``.
+
+        Raises
+        ------
+        RulesError
+            With one readable sentence naming the offending option.
+        """
+        if self.n_seats != 4 or not self.partnerships:
+            raise RulesError(
+                f"{self.name}: only 4 players in two partnerships are played by this engine version "
+                f"(got n_seats={self.n_seats}, partnerships={self.partnerships})"
+            )
+        if self.meld_runs:
+            raise RulesError(f"{self.name}: same-suit runs are not played by this engine version yet")
+        if not self.meld_sets:
+            raise RulesError(f"{self.name}: a rule set needs same-rank melds or runs")
+        if not 1 <= self.hand_size <= 15 or not 1 <= self.morto_size <= 15:
+            raise RulesError(f"{self.name}: hand_size and morto_size must be 1..15")
+        if self.n_jokers not in (0, 4):
+            raise RulesError(f"{self.name}: n_jokers must be 0 or 4, got {self.n_jokers}")
+        pack = 104 + self.n_jokers
+        if self.n_seats * self.hand_size + 2 * self.morto_size + 2 > pack:
+            raise RulesError(f"{self.name}: hands and mortos need more than the {pack} cards of the pack")
+        if not 0 <= self.max_wilds <= 3:
+            raise RulesError(f"{self.name}: max_wilds must be 0..3, got {self.max_wilds}")
+        if self.min_naturals < 2:
+            raise RulesError(f"{self.name}: min_naturals must be at least 2 (VARIANTS decision 2)")
+        if self.canasta_size < 3:
+            raise RulesError(f"{self.name}: canasta_size must be at least 3")
+        if self.card_values not in VALUE_TABLES:
+            raise RulesError(f"{self.name}: card_values must be one of {sorted(VALUE_TABLES)}")
+        if self.stock_out not in (STOCK_OUT_PLAY_ON, STOCK_OUT_MORTO):
+            raise RulesError(f"{self.name}: stock_out must be 0 (play on) or 1 (morto becomes stock)")
+        if self.first_player_redraw:
+            raise RulesError(f"{self.name}: the first-player redraw (003) is not played by this engine version yet")
+        if self.max_turns < 10:
+            raise RulesError(f"{self.name}: max_turns must be at least 10")
+        return self
+
+    def replace(self, **changes) -> "Rules":
+        """A copy with some options changed, validated.
+
+        Raises
+        ------
+        RulesError
+            For an unknown option name or a bad combination.
+        """
+        names = {f.name for f in dataclasses.fields(self)}
+        bad = sorted(set(changes) - names)
+        if bad:
+            raise RulesError(f"unknown rule option(s) {', '.join(bad)}; known: {', '.join(sorted(names))}")
+        return dataclasses.replace(self, **changes).validate()
+
+    @property
+    def pack_size(self) -> int:
+        return 104 + self.n_jokers
+
+    def card_value(self, kind: int) -> int:
+        """Points of one card of ``kind`` under this rule set."""
+        table = VALUE_TABLES[self.card_values]
+        return table[0] if kind == JOKER else table[kind % 13 + 1]
+
+    def to_array(self) -> np.ndarray:
+        """The rule vector for the kernels: ``int64[R_LEN]`` (layout: the ``R_*`` constants)."""
+        self.validate()
+        a = np.zeros(R_LEN, dtype=np.int64)
+        a[R_N_SEATS] = self.n_seats
+        a[R_N_PARTNERS] = 2 if self.partnerships else 1
+        a[R_HAND_SIZE] = self.hand_size
+        a[R_MORTO_SIZE] = self.morto_size
+        a[R_N_JOKERS] = self.n_jokers
+        a[R_MELD_SETS] = self.meld_sets
+        a[R_MELD_RUNS] = self.meld_runs
+        a[R_MAX_WILDS] = self.max_wilds
+        a[R_MIN_NATURALS] = self.min_naturals
+        a[R_PILE_CLOSED] = self.pile_closed
+        a[R_LOCK_WILD] = self.lock_by_wild
+        a[R_LOCK_BLACK3] = self.lock_by_black3
+        a[R_THREES_SPECIAL] = self.threes_special
+        a[R_BLACK3_GOING_OUT] = self.black3_on_going_out
+        a[R_GO_OUT_CLEAN] = self.go_out_needs_clean
+        a[R_STOCK_OUT] = self.stock_out
+        a[R_CANASTA_SIZE] = self.canasta_size
+        a[R_CLEAN_BONUS] = self.clean_bonus
+        a[R_DIRTY_BONUS] = self.dirty_bonus
+        a[R_GO_OUT_BONUS] = self.going_out_bonus
+        a[R_EM_CIMA] = self.em_cima
+        a[R_EM_CIMA_BONUS] = self.em_cima_bonus
+        a[R_MORTO_PENALTY] = self.morto_penalty
+        a[R_RED3_VALUE] = self.red3_value
+        a[R_TURN_UP] = self.turn_up_first_discard
+        a[R_FIRST_REDRAW] = self.first_player_redraw
+        a[R_INDIRECT_VOID] = self.indirect_morto_void
+        a[R_SEVERAL_PER_RANK] = self.several_melds_per_rank
+        a[R_MORTOS_FACE_UP] = self.mortos_face_up
+        a[R_MAX_TURNS] = self.max_turns
+        for k in range(N_KINDS):
+            a[R_VALUES + k] = self.card_value(k)
+        return a
+
+
+TRANCA = Rules(
+    name="tranca",
+    description="Tranca as in seed 000: same-rank melds, 4 jokers, two wilds a meld, closed pile locked by a wild or black 3.",
+)
+
+PRESETS: dict[str, Rules] = {
+    "tranca": TRANCA,
+    "tranca-aberta": dataclasses.replace(
+        TRANCA,
+        name="tranca-aberta",
+        mortos_face_up=True,
+        description="Tranca with the mortos dealt face up (000 variation 'Tranca Aberta').",
+    ),
+    "tranca-paulista": dataclasses.replace(
+        TRANCA,
+        name="tranca-paulista",
+        max_wilds=1,
+        match_target=5000,
+        description="Tranca to 5000 with at most one wild a meld (000 variation 'Tranca Paulista', VARIANTS reading).",
+    ),
+}
+
+#: presets of VARIANTS.md that later engine versions will play
+PLANNED_PRESETS = ("tranca-carioca", "tranca-2p", "tranca-3p", "tranca-br", "tranca-sp", "buraco", "buraco-fechado")
+
+
+def get_preset(name: str) -> Rules:
+    """The named preset.
+
+    Raises
+    ------
+    RulesError
+        For an unknown name, listing the known ones (and saying when the
+        preset exists in VARIANTS.md but is not played yet).
+    """
+    if name in PRESETS:
+        return PRESETS[name]
+    if name in PLANNED_PRESETS:
+        raise RulesError(
+            f"preset {name!r} is in VARIANTS.md but not played by this engine version yet; "
+            f"available: {', '.join(PRESETS)}"
+        )
+    raise RulesError(f"unknown preset {name!r}; available: {', '.join(PRESETS)}")

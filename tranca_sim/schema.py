@@ -1,0 +1,155 @@
+"""The outcome schema: one row per (deal, side).
+
+The kernel fills ``int32[n_deals, 2, OS_LEN]`` (per side) and
+``int32[n_deals, OD_LEN]`` (per deal); :func:`tranca_sim.engine.simulate_chunk`
+turns them into the named columns below, and :mod:`tranca_sim.io` adds the
+run-level columns and writes Parquet.  ``docs/schema.md`` is generated from
+these tables (``python -m tranca_sim.schema``).
+"""
+
+from __future__ import annotations
+
+# ---- per-side slots in the kernel output ----------------------------------
+OS_SCORE = 0
+OS_MELDED_POINTS = 1
+OS_CANASTAS_CLEAN = 2
+OS_CANASTAS_DIRTY = 3
+OS_CANASTA_BONUS = 4
+OS_RED3_COUNT = 5
+OS_RED3_POINTS = 6
+OS_GOING_OUT_BONUS = 7
+OS_MORTO_PENALTY = 8
+OS_HAND_PENALTY = 9
+OS_WENT_OUT = 10
+OS_MORTO_TAKEN = 11
+OS_MORTO_TURN = 12
+OS_MORTO_DIRECT = 13
+OS_MORTO_SEAT = 14
+OS_PILE_CAPTURES = 15
+OS_PILE_CARDS = 16
+OS_BLACK3_LOCKS = 17
+OS_WILD_LOCKS = 18
+OS_N_MELDS = 19
+OS_HAND0_WILDS = 20  # hand0 = seat `side`, hand1 = seat `side + 2` (the partner)
+OS_HAND0_JOKERS = 21
+OS_HAND0_RED3 = 22
+OS_HAND0_BLACK3 = 23
+OS_HAND1_WILDS = 24
+OS_HAND1_JOKERS = 25
+OS_HAND1_RED3 = 26
+OS_HAND1_BLACK3 = 27
+OS_LEN = 28
+
+# ---- per-deal slots ---------------------------------------------------------
+OD_FIRST_SEAT = 0
+OD_END_REASON = 1
+OD_OUT_SEAT = 2
+OD_N_TURNS = 3
+OD_EM_CIMA = 4
+OD_ERRORS = 5
+OD_MELD_FULL = 6
+OD_LEN = 8
+
+#: (column, arrow type, description); order is the Parquet column order
+COLUMNS: list[tuple[str, str, str]] = [
+    ("preset", "string", "rule preset name"),
+    ("master_seed", "int64", "master seed of the run"),
+    ("deal_index", "int64", "index of the deal in the run; (master_seed, deal_index) fixes the deck"),
+    ("side", "int8", "0 = side A (seats 0 and 2), 1 = side B (seats 1 and 3)"),
+    ("strategy", "string", "strategy name playing this side"),
+    ("strategy_params", "list<float64>", "the strategy's parameter row (names in docs/strategies.md)"),
+    ("first_seat", "int8", "seat that played the first turn (deal_index % 4: the deal rotates clockwise)"),
+    ("score", "int32", "points of the side in the deal = sum of the parts below"),
+    ("melded_points", "int32", "card values of every card the side melded"),
+    ("canastas_clean", "int16", "clean canastas (canasta limpa)"),
+    ("canastas_dirty", "int16", "dirty canastas (canasta suja)"),
+    ("canasta_bonus", "int32", "clean x clean_bonus + dirty x dirty_bonus"),
+    ("red3_count", "int16", "red 3s in the side's area"),
+    ("red3_points", "int32", "+red3_value each with a canasta, -red3_value each without"),
+    ("going_out_bonus", "int32", "100 for going out, 200 em cima, else 0"),
+    ("morto_penalty", "int32", "-100 if the side never took its morto, else 0"),
+    ("hand_penalty", "int32", "minus the card values left in both partners' hands (<= 0)"),
+    ("went_out", "bool", "a player of this side went out (bater)"),
+    ("won", "bool", "the side scored strictly more than the other side"),
+    ("morto_taken", "bool", "the side took its morto"),
+    ("morto_turn", "int16", "turn (0-based, counting every seat's turn) the morto was taken; -1 never"),
+    ("morto_direct", "bool", "morto taken directly (by melding the last card) rather than by a discard"),
+    ("morto_seat", "int8", "seat that took the side's morto; -1 never"),
+    ("pile_captures", "int16", "times the side took the discard pile"),
+    ("pile_cards", "int16", "cards the side took with those captures"),
+    ("black3_locks", "int16", "black 3s the side discarded (locking the pile)"),
+    ("wild_locks", "int16", "wild cards the side discarded (locking the pile)"),
+    ("n_melds", "int16", "melds (jogos) the side has on the table at the end"),
+    ("hand0_wilds", "int8", "initial hand of seat `side`: 2s and jokers"),
+    ("hand0_jokers", "int8", "initial hand of seat `side`: jokers"),
+    ("hand0_red3", "int8", "initial hand of seat `side`: red 3s"),
+    ("hand0_black3", "int8", "initial hand of seat `side`: black 3s"),
+    ("hand1_wilds", "int8", "initial hand of the partner, seat `side + 2`: 2s and jokers"),
+    ("hand1_jokers", "int8", "initial hand of the partner: jokers"),
+    ("hand1_red3", "int8", "initial hand of the partner: red 3s"),
+    ("hand1_black3", "int8", "initial hand of the partner: black 3s"),
+    ("end_reason", "string", "went_out (bater), stock_out (decision 14) or turn_limit (safety net)"),
+    ("out_seat", "int8", "seat that went out; -1 if nobody did"),
+    ("em_cima", "bool", "the deal ended by an em-cima going out (000 Scoring)"),
+    ("n_turns", "int16", "turns played in the deal (every seat's turn counts one)"),
+    ("version", "string", "tranca-sim package version that played the deal"),
+]
+
+SIDE_SLOTS = {
+    "score": OS_SCORE,
+    "melded_points": OS_MELDED_POINTS,
+    "canastas_clean": OS_CANASTAS_CLEAN,
+    "canastas_dirty": OS_CANASTAS_DIRTY,
+    "canasta_bonus": OS_CANASTA_BONUS,
+    "red3_count": OS_RED3_COUNT,
+    "red3_points": OS_RED3_POINTS,
+    "going_out_bonus": OS_GOING_OUT_BONUS,
+    "morto_penalty": OS_MORTO_PENALTY,
+    "hand_penalty": OS_HAND_PENALTY,
+    "went_out": OS_WENT_OUT,
+    "morto_taken": OS_MORTO_TAKEN,
+    "morto_turn": OS_MORTO_TURN,
+    "morto_direct": OS_MORTO_DIRECT,
+    "morto_seat": OS_MORTO_SEAT,
+    "pile_captures": OS_PILE_CAPTURES,
+    "pile_cards": OS_PILE_CARDS,
+    "black3_locks": OS_BLACK3_LOCKS,
+    "wild_locks": OS_WILD_LOCKS,
+    "n_melds": OS_N_MELDS,
+    "hand0_wilds": OS_HAND0_WILDS,
+    "hand0_jokers": OS_HAND0_JOKERS,
+    "hand0_red3": OS_HAND0_RED3,
+    "hand0_black3": OS_HAND0_BLACK3,
+    "hand1_wilds": OS_HAND1_WILDS,
+    "hand1_jokers": OS_HAND1_JOKERS,
+    "hand1_red3": OS_HAND1_RED3,
+    "hand1_black3": OS_HAND1_BLACK3,
+}
+
+DEAL_SLOTS = {
+    "first_seat": OD_FIRST_SEAT,
+    "out_seat": OD_OUT_SEAT,
+    "n_turns": OD_N_TURNS,
+    "em_cima": OD_EM_CIMA,
+}
+
+#: the parts that add up to `score`
+SCORE_PARTS = (
+    "melded_points",
+    "canasta_bonus",
+    "red3_points",
+    "going_out_bonus",
+    "morto_penalty",
+    "hand_penalty",
+)
+
+
+def markdown() -> str:
+    """The schema as a Markdown table (for docs/schema.md)."""
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    lines += [f"| `{n}` | {t} | {d} |" for n, t, d in COLUMNS]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown())

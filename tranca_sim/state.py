@@ -1,0 +1,154 @@
+"""One deal's state: fixed-shape arrays with small dtypes.
+
+A :data:`State` is a namedtuple of arrays (numba passes it by reference and
+can cache kernels that take it).  Scalars live in the ``sc`` vector under the
+``SC_*`` indices; per-side and per-seat counters in ``ss`` and ``se``.
+
+Meld rows (``mh`` header, ``mc`` card counts) are shaped for both same-rank
+sets and same-suit runs: a header row carries the meld type, rank or suit and
+the low/high run positions, and ``mc`` counts the kinds in the meld, so runs
+(a later preset) fit in the same arrays.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .cards import N_KINDS
+
+MAX_SEATS = 4
+MAXM = 24  # meld rows per side; a deal that would need more is refused a new meld (counted)
+PACK_MAX = 108
+
+# ---- meld header columns ------------------------------------------------
+MH_TYPE = 0  # MT_* below
+MH_RANK = 1  # sets: rank 1..13
+MH_SUIT = 2  # runs: suit 0..3 (-1 for sets)
+MH_LO = 3  # runs: lowest position (1 = low ace) ... 14 = high ace
+MH_HI = 4
+MH_N = 5  # cards in the meld
+MH_NAT = 6  # natural cards
+MH_WILD = 7  # cards acting as wilds (2s and jokers)
+MH_JOKERS = 8
+MH_LEN = 9
+
+MT_SET = 0
+MT_RUN = 1
+MT_BLACK3 = 2  # the pure black-3 set laid on the going-out turn (000 Gameplay 6)
+
+# ---- scalar slots ---------------------------------------------------------
+SC_STOCK_PTR = 0  # index into deck of the next stock card
+SC_DECK_N = 1  # cards in the pack
+SC_PILE_N = 2
+SC_TURN = 3  # turns played so far
+SC_SEAT = 4  # seat to move
+SC_FIRST_SEAT = 5
+SC_OVER = 6  # 0 playing, else an END_* reason
+SC_OUT_SEAT = 7  # seat that went out, -1
+SC_EM_CIMA = 8  # 1 if the going-out player had melded nothing before that turn
+SC_ERRORS = 9  # invariant violations found (check mode)
+SC_MELD_FULL = 10  # new melds refused because a side had MAXM rows
+SC_INDIRECT_SEAT = 11  # seat holding an indirectly taken morto not yet played, -1
+SC_LEN = 16
+
+END_NONE = 0
+END_WENT_OUT = 1  # bater
+END_STOCK_OUT = 2  # stock exhausted and the player to move could not play (decision 14)
+END_TURN_LIMIT = 3  # engine safety net (never seen in tests)
+END_REASONS = ("playing", "went_out", "stock_out", "turn_limit")
+
+# ---- per-side counters ----------------------------------------------------
+SS_MORTO = 0  # MS_* state of the side's morto
+SS_MORTO_TURN = 1  # turn number (0-based) the morto was taken, -1
+SS_MORTO_SEAT = 2
+SS_CAPTURES = 3  # pile captures
+SS_PILE_CARDS = 4  # cards taken with those captures
+SS_B3_LOCKS = 5  # black 3s discarded (locking the pile)
+SS_WILD_LOCKS = 6  # wilds discarded
+SS_RED3 = 7  # red 3s in the side's area
+SS_N_MELDS = 8
+SS_LEN = 10
+
+MS_WAITING = 0
+MS_DIRECT = 1  # taken by melding the last card: played in the same turn
+MS_INDIRECT = 2  # taken by discarding the last card: played from the next turn
+
+# ---- per-seat counters ----------------------------------------------------
+SE_MELDED = 0  # 1 once the seat has melded in a finished turn (for em cima)
+SE_MELDED_NOW = 1  # melded in the current turn
+SE_INIT_WILDS = 2  # initial hand: 2s + jokers
+SE_INIT_JOKERS = 3
+SE_INIT_RED3 = 4
+SE_INIT_BLACK3 = 5
+SE_HAND_N = 6
+SE_LEN = 8
+
+State = namedtuple(
+    "State",
+    [
+        "deck",  # int16[PACK_MAX] kinds in deal order; stock = deck[sc[SC_STOCK_PTR]:sc[SC_DECK_N]]
+        "hand",  # int16[MAX_SEATS, N_KINDS] counts
+        "morto",  # int16[2, N_KINDS] counts of each side's morto while waiting
+        "pile",  # int16[PACK_MAX] kinds, bottom first; sc[SC_PILE_N] of them
+        "mh",  # int16[2, MAXM, MH_LEN] meld headers
+        "mc",  # int16[2, MAXM, N_KINDS] meld card counts
+        "red3",  # int16[2, N_KINDS] red 3s in each side's area (counts by kind)
+        "taken",  # int16[MAX_SEATS, N_KINDS] cards each seat took from the pile (public)
+        "sc",  # int32[SC_LEN]
+        "ss",  # int32[2, SS_LEN]
+        "se",  # int32[MAX_SEATS, SE_LEN]
+    ],
+)
+
+
+def new_state() -> State:
+    """Allocate one deal's arrays (zeroed); see :func:`reset_state`."""
+    return State(
+        np.zeros(PACK_MAX, np.int16),
+        np.zeros((MAX_SEATS, N_KINDS), np.int16),
+        np.zeros((2, N_KINDS), np.int16),
+        np.zeros(PACK_MAX, np.int16),
+        np.zeros((2, MAXM, MH_LEN), np.int16),
+        np.zeros((2, MAXM, N_KINDS), np.int16),
+        np.zeros((2, N_KINDS), np.int16),
+        np.zeros((MAX_SEATS, N_KINDS), np.int16),
+        np.zeros(SC_LEN, np.int32),
+        np.zeros((2, SS_LEN), np.int32),
+        np.zeros((MAX_SEATS, SE_LEN), np.int32),
+    )
+
+
+@njit(cache=True)
+def new_state_nb():
+    return State(
+        np.zeros(PACK_MAX, np.int16),
+        np.zeros((MAX_SEATS, N_KINDS), np.int16),
+        np.zeros((2, N_KINDS), np.int16),
+        np.zeros(PACK_MAX, np.int16),
+        np.zeros((2, MAXM, MH_LEN), np.int16),
+        np.zeros((2, MAXM, N_KINDS), np.int16),
+        np.zeros((2, N_KINDS), np.int16),
+        np.zeros((MAX_SEATS, N_KINDS), np.int16),
+        np.zeros(SC_LEN, np.int32),
+        np.zeros((2, SS_LEN), np.int32),
+        np.zeros((MAX_SEATS, SE_LEN), np.int32),
+    )
+
+
+@njit(cache=True)
+def reset_state(st):
+    """Zero every array of ``st`` in place."""
+    st.deck[:] = 0
+    st.hand[:] = 0
+    st.morto[:] = 0
+    st.pile[:] = 0
+    st.mh[:] = 0
+    st.mc[:] = 0
+    st.red3[:] = 0
+    st.taken[:] = 0
+    st.sc[:] = 0
+    st.ss[:] = 0
+    st.se[:] = 0

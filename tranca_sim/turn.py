@@ -1,0 +1,335 @@
+"""The phases of a turn (numba): red 3s, draw, pile capture, morto pickup,
+discard, going out; and the deal's score and invariants.
+
+Sources: seed ``000_95ec226e9cdd732e.txt`` Gameplay 1-12 and Scoring,
+VARIANTS.md decisions 3, 4, 7, 9-14; engine choices E3-E9 in docs/rules.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .cards import N_KINDS
+from .melds import can_empty, is_black3, is_wild, meld_top_card
+from .obs import A_CAP_EXT, A_CAP_NEW
+from .rules import (
+    R_MAX_WILDS,
+    R_MIN_NATURALS,
+    R_CANASTA_SIZE,
+    R_CLEAN_BONUS,
+    R_DIRTY_BONUS,
+    R_EM_CIMA,
+    R_EM_CIMA_BONUS,
+    R_GO_OUT_BONUS,
+    R_INDIRECT_VOID,
+    R_MORTO_PENALTY,
+    R_RED3_VALUE,
+    R_THREES_SPECIAL,
+    R_VALUES,
+)
+from .schema import (
+    OS_CANASTA_BONUS,
+    OS_CANASTAS_CLEAN,
+    OS_CANASTAS_DIRTY,
+    OS_GOING_OUT_BONUS,
+    OS_HAND_PENALTY,
+    OS_MELDED_POINTS,
+    OS_MORTO_PENALTY,
+    OS_RED3_COUNT,
+    OS_RED3_POINTS,
+    OS_SCORE,
+    OS_WENT_OUT,
+)
+from .state import (
+    END_WENT_OUT,
+    MH_N,
+    MH_TYPE,
+    MH_WILD,
+    MS_DIRECT,
+    MS_INDIRECT,
+    MS_WAITING,
+    MT_BLACK3,
+    SC_DECK_N,
+    SC_EM_CIMA,
+    SC_INDIRECT_SEAT,
+    SC_OUT_SEAT,
+    SC_OVER,
+    SC_PILE_N,
+    SC_STOCK_PTR,
+    SC_TURN,
+    SE_HAND_N,
+    SE_MELDED,
+    SS_B3_LOCKS,
+    SS_CAPTURES,
+    SS_MORTO,
+    SS_MORTO_SEAT,
+    SS_MORTO_TURN,
+    SS_N_MELDS,
+    SS_PILE_CARDS,
+    SS_RED3,
+    SS_WILD_LOCKS,
+)
+
+
+@njit(cache=True)
+def draw_stock(st, seat):
+    """Top stock card into ``seat``'s hand; returns its kind, or -1 if the stock is empty."""
+    p = st.sc[SC_STOCK_PTR]
+    if p >= st.sc[SC_DECK_N]:
+        return -1
+    k = st.deck[p]
+    st.sc[SC_STOCK_PTR] = p + 1
+    st.hand[seat, k] += 1
+    st.se[seat, SE_HAND_N] += 1
+    return k
+
+
+@njit(cache=True)
+def place_red3s(st, rp, seat):
+    """Put every red 3 of ``seat``'s hand in the side's area, each replaced from the stock
+    (000 Gameplay 5, decision 7, E4).  Returns how many were placed."""
+    if rp[R_THREES_SPECIAL] == 0:
+        return 0
+    side = seat & 1
+    placed = 0
+    while True:
+        k = -1
+        if st.hand[seat, 15] > 0:
+            k = 15
+        elif st.hand[seat, 28] > 0:
+            k = 28
+        if k < 0:
+            return placed
+        st.hand[seat, k] -= 1
+        st.se[seat, SE_HAND_N] -= 1
+        st.red3[side, k] += 1
+        st.ss[side, SS_RED3] += 1
+        placed += 1
+        draw_stock(st, seat)
+
+
+@njit(cache=True)
+def take_pile(st, rp, seat, a_type, x, y):
+    """Take the whole discard pile; in a closed pile the top card is melded at once
+    (000 Gameplay 3, decision 4, E10)."""
+    side = seat & 1
+    pn = st.sc[SC_PILE_N]
+    rest = pn
+    if a_type == A_CAP_EXT or a_type == A_CAP_NEW:
+        t = st.pile[pn - 1]
+        meld_top_card(st, rp, seat, a_type, y, x, t)
+        rest = pn - 1
+    for i in range(rest):
+        k = st.pile[i]
+        st.hand[seat, k] += 1
+        st.taken[seat, k] += 1
+    st.se[seat, SE_HAND_N] += rest
+    st.sc[SC_PILE_N] = 0
+    st.ss[side, SS_CAPTURES] += 1
+    st.ss[side, SS_PILE_CARDS] += pn
+
+
+@njit(cache=True)
+def take_morto(st, rp, seat, direct):
+    """The side's morto into ``seat``'s hand (000 Gameplay 10, decision 9, E5)."""
+    side = seat & 1
+    n = 0
+    for k in range(N_KINDS):
+        c = st.morto[side, k]
+        st.hand[seat, k] += c
+        n += c
+    st.se[seat, SE_HAND_N] += n
+    st.ss[side, SS_MORTO] = MS_DIRECT if direct else MS_INDIRECT
+    st.ss[side, SS_MORTO_TURN] = st.sc[SC_TURN]
+    st.ss[side, SS_MORTO_SEAT] = seat
+    if not direct:
+        st.sc[SC_INDIRECT_SEAT] = seat
+    place_red3s(st, rp, seat)
+
+
+@njit(cache=True)
+def go_out(st, rp, seat):
+    """End the deal by going out (bater)."""
+    st.sc[SC_OVER] = END_WENT_OUT
+    st.sc[SC_OUT_SEAT] = seat
+    st.sc[SC_EM_CIMA] = 1 if (rp[R_EM_CIMA] != 0 and st.se[seat, SE_MELDED] == 0) else 0
+
+
+@njit(cache=True)
+def after_meld(st, rp, seat):
+    """Resolve an empty hand after a meld: direct morto pickup or going out.
+    Returns True if the deal is over."""
+    if st.se[seat, SE_HAND_N] > 0:
+        return False
+    side = seat & 1
+    if st.ss[side, SS_MORTO] == MS_WAITING:
+        take_morto(st, rp, seat, True)
+        return False
+    go_out(st, rp, seat)
+    return True
+
+
+@njit(cache=True)
+def legal_discard(st, rp, seat, k):
+    """May ``seat`` discard a card of kind ``k``?  Any card in hand, unless it is the last
+    one and the player may not empty the hand (E6).  Red 3s are never in hand."""
+    if k < 0 or k >= N_KINDS or st.hand[seat, k] <= 0:
+        return False
+    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, seat & 1):
+        return False
+    return True
+
+
+@njit(cache=True)
+def discard(st, rp, seat, k):
+    """Discard kind ``k`` on the pile; an empty hand then takes the morto (indirect) or goes out.
+    Returns True if the deal is over."""
+    side = seat & 1
+    st.hand[seat, k] -= 1
+    st.se[seat, SE_HAND_N] -= 1
+    st.pile[st.sc[SC_PILE_N]] = k
+    st.sc[SC_PILE_N] += 1
+    if is_black3(k) and rp[R_THREES_SPECIAL] != 0:
+        st.ss[side, SS_B3_LOCKS] += 1
+    elif is_wild(k):
+        st.ss[side, SS_WILD_LOCKS] += 1
+    if st.se[seat, SE_HAND_N] > 0:
+        return False
+    if st.ss[side, SS_MORTO] == MS_WAITING:
+        take_morto(st, rp, seat, False)
+        return False
+    go_out(st, rp, seat)
+    return True
+
+
+@njit(cache=True)
+def score_deal(st, rp, out):
+    """Score both sides into ``out`` (``int32[2, OS_LEN]``), 000 Scoring and decisions 11, 12.
+
+    score = melded card points + canasta bonuses + red 3s + going-out bonus
+            + morto penalty + hand penalty.
+    """
+    cs = rp[R_CANASTA_SIZE]
+    over = st.sc[SC_OVER]
+    out_seat = st.sc[SC_OUT_SEAT]
+    for side in range(2):
+        melded = 0
+        clean = 0
+        dirty = 0
+        for m in range(st.ss[side, SS_N_MELDS]):
+            for k in range(N_KINDS):
+                melded += st.mc[side, m, k] * rp[R_VALUES + k]
+            if st.mh[side, m, MH_TYPE] != MT_BLACK3 and st.mh[side, m, MH_N] >= cs:
+                if st.mh[side, m, MH_WILD] == 0:
+                    clean += 1
+                else:
+                    dirty += 1
+        red3 = st.ss[side, SS_RED3]
+        red3_pts = red3 * rp[R_RED3_VALUE] * (1 if clean + dirty > 0 else -1)
+        bonus = clean * rp[R_CLEAN_BONUS] + dirty * rp[R_DIRTY_BONUS]
+        went_out = over == END_WENT_OUT and (out_seat & 1) == side
+        go_bonus = 0
+        if went_out:
+            go_bonus = rp[R_EM_CIMA_BONUS] if st.sc[SC_EM_CIMA] != 0 else rp[R_GO_OUT_BONUS]
+        morto_pen = 0
+        void_seat = -1
+        if st.ss[side, SS_MORTO] == MS_WAITING:
+            morto_pen = -rp[R_MORTO_PENALTY]
+        elif (
+            rp[R_INDIRECT_VOID] != 0
+            and over == END_WENT_OUT
+            and not went_out
+            and st.sc[SC_INDIRECT_SEAT] >= 0
+            and (st.sc[SC_INDIRECT_SEAT] & 1) == side
+        ):
+            # 002 "Detalle": the morto taken by a discard is paid as if never taken
+            morto_pen = -rp[R_MORTO_PENALTY]
+            void_seat = st.sc[SC_INDIRECT_SEAT]
+        hand_pen = 0
+        for seat in range(side, 4, 2):
+            if seat == void_seat:
+                continue
+            for k in range(N_KINDS):
+                hand_pen -= st.hand[seat, k] * rp[R_VALUES + k]
+        o = out[side]
+        o[OS_MELDED_POINTS] = melded
+        o[OS_CANASTAS_CLEAN] = clean
+        o[OS_CANASTAS_DIRTY] = dirty
+        o[OS_CANASTA_BONUS] = bonus
+        o[OS_RED3_COUNT] = red3
+        o[OS_RED3_POINTS] = red3_pts
+        o[OS_GOING_OUT_BONUS] = go_bonus
+        o[OS_MORTO_PENALTY] = morto_pen
+        o[OS_HAND_PENALTY] = hand_pen
+        o[OS_WENT_OUT] = 1 if went_out else 0
+        o[OS_SCORE] = melded + bonus + red3_pts + go_bonus + morto_pen + hand_pen
+
+
+@njit(cache=True)
+def count_errors(st, rp, pack):
+    """Invariant check: every card of ``pack`` (``int64[N_KINDS]`` counts) is in exactly one
+    place (hands, waiting mortos, stock, pile, melds, red-3 areas) and every meld on the table
+    is legal.  Returns the number of violations found (0 when all is well)."""
+    cnt = np.zeros(N_KINDS, np.int64)
+    for seat in range(4):
+        n = 0
+        for k in range(N_KINDS):
+            cnt[k] += st.hand[seat, k]
+            n += st.hand[seat, k]
+        if n != st.se[seat, SE_HAND_N]:
+            return 1
+    for side in range(2):
+        if st.ss[side, SS_MORTO] == MS_WAITING:
+            for k in range(N_KINDS):
+                cnt[k] += st.morto[side, k]
+        for k in range(N_KINDS):
+            cnt[k] += st.red3[side, k]
+        for m in range(st.ss[side, SS_N_MELDS]):
+            for k in range(N_KINDS):
+                cnt[k] += st.mc[side, m, k]
+    for i in range(st.sc[SC_STOCK_PTR], st.sc[SC_DECK_N]):
+        cnt[st.deck[i]] += 1
+    for i in range(st.sc[SC_PILE_N]):
+        cnt[st.pile[i]] += 1
+    errors = 0
+    for k in range(N_KINDS):
+        if cnt[k] != pack[k]:
+            errors += 1
+    errors += meld_errors(st, rp)
+    return errors
+
+
+@njit(cache=True)
+def meld_errors(st, rp):
+    """Count melds on the table that break the meld rules (decisions 1, 2, 8)."""
+    errors = 0
+    for side in range(2):
+        for m in range(st.ss[side, SS_N_MELDS]):
+            t = st.mh[side, m, MH_TYPE]
+            r = st.mh[side, m, 1]
+            n = 0
+            nat = 0
+            wild = 0
+            for k in range(N_KINDS):
+                c = st.mc[side, m, k]
+                if c == 0:
+                    continue
+                n += c
+                if t == MT_BLACK3:
+                    if not is_black3(k):
+                        errors += 1
+                    nat += c
+                elif is_wild(k):
+                    wild += c
+                elif k % 13 + 1 == r:
+                    if r == 3 and rp[R_THREES_SPECIAL] != 0:
+                        errors += 1
+                    nat += c
+                else:
+                    errors += 1
+            if n < 3 or n != st.mh[side, m, MH_N] or wild != st.mh[side, m, MH_WILD]:
+                errors += 1
+            if t != MT_BLACK3 and (nat < rp[R_MIN_NATURALS] or wild > rp[R_MAX_WILDS]):
+                errors += 1
+    return errors
