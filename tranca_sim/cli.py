@@ -118,6 +118,10 @@ def _cmd_simulate(a) -> None:
         f"({t} thread{'s' if t != 1 else ''})"
     )
     print(f"wrote {res['path']}")
+    bad = {k: v for k, v in res["diagnostics"].items() if v}
+    if bad:
+        counts = ", ".join(f"{k}={v}" for k, v in bad.items())
+        print(f"{PROG}: warning: engine diagnostics not zero: {counts}", file=sys.stderr)
     print(format_summary(res["summary"], title=_title(res["meta"])))
 
 

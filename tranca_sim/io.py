@@ -108,7 +108,8 @@ def check_output_path(path, force: bool = False) -> Path:
         raise RunFileError(f"output file {str(p)!r} already exists; use --force (force=True) to overwrite it")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
-        raise RunFileError(f"cannot write {str(p)!r}: directory {str(parent)!r} does not exist")
+        why = "is not a directory" if parent.exists() else "does not exist"
+        raise RunFileError(f"cannot write {str(p)!r}: {str(parent)!r} {why}")
     probe = parent / f".{p.name}.probe-{os.getpid()}"
     try:
         fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)

@@ -146,6 +146,10 @@ class Rules:
             raise RulesError(f"{self.name}: card_values must be one of {sorted(VALUE_TABLES)}")
         if self.stock_out not in (STOCK_OUT_PLAY_ON, STOCK_OUT_MORTO):
             raise RulesError(f"{self.name}: stock_out must be 0 (play on) or 1 (morto becomes stock)")
+        if self.stock_out != STOCK_OUT_PLAY_ON:
+            raise RulesError(f"{self.name}: stock_out=1 (morto becomes stock) is not played by this engine version yet")
+        if self.n_jokers and self.card_values == "003":
+            raise RulesError(f"{self.name}: the 003 card values have no joker value; use n_jokers=0")
         if self.first_player_redraw:
             raise RulesError(f"{self.name}: the first-player redraw (003) is not played by this engine version yet")
         if self.max_turns < 10:

@@ -18,6 +18,8 @@ import platform
 import time
 from collections.abc import Mapping
 
+import numpy as np
+
 from . import io as _io
 from .rules import Rules, RulesError, get_preset
 from .stats import RunningSummary
@@ -155,8 +157,11 @@ def run_simulation(
     dict
         ``path`` (str), ``deals``, ``seconds`` (wall time of simulation and
         writing, compilation included), ``deals_per_s``, ``threads``,
-        ``meta`` (the stored run metadata) and ``summary``
-        (:func:`tranca_sim.stats.summarize` layout).
+        ``meta`` (the stored run metadata), ``summary``
+        (:func:`tranca_sim.stats.summarize` layout) and ``diagnostics``:
+        totals over deals of the engine's ``invariant_errors`` (counted with
+        ``check``) and ``meld_full`` (refused melds), 0 in a sound run; these
+        two columns are not written to the file.
 
     Raises
     ------
@@ -207,7 +212,7 @@ def run_simulation(
                 "text": spec.text,
                 "sid": int(spec.sid),
                 "param_names": list(spec.param_names),
-                "params": [float(x) for x in spec.params],
+                "params": [float(x) for x in spec.params[: len(spec.param_names)]],
             }
             for label, spec in zip("AB", specs)
         ],
@@ -219,6 +224,7 @@ def run_simulation(
         "python": platform.python_version(),
         "numba": numba.__version__,
     }
+    diagnostics = {"invariant_errors": 0, "meld_full": 0}
     acc = RunningSummary(labels=[spec.text for spec in specs])
 
     from tqdm.auto import tqdm
@@ -231,6 +237,9 @@ def run_simulation(
             count = min(chunk_size, deals - start)
             cols = simulate_chunk(rules, specs, master_seed=seed, start=start, count=count, check=check)
             acc.update(cols)
+            for key in diagnostics:  # per-deal counters, repeated on both rows of a deal
+                if key in cols:
+                    diagnostics[key] += int(np.asarray(cols[key])[::2].sum())
             bar.update(count)
             start += count
             yield cols
@@ -249,4 +258,5 @@ def run_simulation(
         "threads": n_threads,
         "meta": meta,
         "summary": acc.result(),
+        "diagnostics": diagnostics,
     }

@@ -286,11 +286,15 @@ def format_summary(summary, title: str | None = None) -> str:
             "mean turns",
         )
     ]
+    specs = []
     for s in summary["sides"]:
+        name, colon, _ = s["strategy"].partition(":")
+        if colon:
+            specs.append(f"{s['side']} = {s['strategy']}")
         rows.append(
             (
                 s["side"],
-                s["strategy"],
+                name,
                 str(s["n"]),
                 f"{_num(s['score_mean'], '.1f')} [{_num(s['score_lo'], '.1f')}, {_num(s['score_hi'], '.1f')}]",
                 f"{_pct(s['win_share'])} [{_pct(s['win_lo'])}, {_pct(s['win_hi'])}]",
@@ -304,6 +308,8 @@ def format_summary(summary, title: str | None = None) -> str:
         lines.append(
             "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
         )
+    if specs:
+        lines.append("strategies: " + "; ".join(specs))
     d = summary["diff"]
     p = d["p_value"]
     ptxt = "n/a" if not math.isfinite(p) else ("< 1e-16" if p < 1e-16 else f"= {p:.3g}")
