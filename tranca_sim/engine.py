@@ -147,14 +147,13 @@ def _play_stacked_nb(st, rp, sids, prm, master_seed, d, deck, first_seat, check,
 
 
 @njit(cache=True)
-def _play_position_nb(st, rp, sids, prm, master_seed, d, check, out_side, out_deal):
+def _play_position_nb(st, rp, sids, prm, master_seed, d, check, pack, out_side, out_deal):
     rngs = np.zeros((4, 4), np.uint64)
     for seat in range(4):
         seed_stream(rngs[seat], master_seed, d, STREAM_SEAT0 + seat)
     acts = np.zeros(256, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
     hidden = np.zeros((2, N_KINDS), np.int16)
-    pack = _pack_counts(rp)
     play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check)
     record(st, rp, out_side, out_deal)
 
@@ -324,14 +323,19 @@ def play_position(
 ) -> dict[str, np.ndarray]:
     """Play on from a hand-made position ``st`` (modified in place) to the end of the deal.
 
-    Returns the two output rows as columns (see :func:`simulate_chunk`).
+    The invariant checks (``check``) compare with the cards the position
+    starts with, so a position need not hold the whole pack.  Returns the two
+    output rows as columns (see :func:`simulate_chunk`).
     """
+    from .positions import counts
+
     rp = rules.to_array()
+    pack = counts(st)
     sids, prm, _ = _seat_arrays(strategies)
     out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
     _play_position_nb(
-        st, rp, sids, prm, np.uint64(_check_seed(master_seed)), np.int64(deal_index), bool(check),
+        st, rp, sids, prm, np.uint64(_check_seed(master_seed)), np.int64(deal_index), bool(check), pack,
         out_side[0], out_deal[0],
     )  # fmt: skip
     return columns_from_outputs(out_side, out_deal, deal_index)

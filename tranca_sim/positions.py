@@ -1,0 +1,263 @@
+"""Stacked decks and hand-made positions, for rule tests and rule-guide examples.
+
+Cards are given in notation (``"KH 10D 2C JK"`` or a list); see
+:mod:`tranca_sim.cards`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from .cards import JOKER, N_KINDS, is_black_three, is_red_three, is_wild_kind, parse_many, rank_of
+from .rules import Rules
+from .state import (
+    MAX_SEATS,
+    MAXM,
+    MH_JOKERS,
+    MH_N,
+    MH_NAT,
+    MH_RANK,
+    MH_SUIT,
+    MH_TYPE,
+    MH_WILD,
+    MS_WAITING,
+    MT_BLACK3,
+    MT_SET,
+    SC_DECK_N,
+    SC_FIRST_SEAT,
+    SC_INDIRECT_SEAT,
+    SC_OUT_SEAT,
+    SC_PILE_N,
+    SC_SEAT,
+    SC_STOCK_PTR,
+    SC_TURN,
+    SE_HAND_N,
+    SE_MELDED,
+    SS_MORTO,
+    SS_MORTO_SEAT,
+    SS_MORTO_TURN,
+    SS_N_MELDS,
+    SS_RED3,
+    State,
+    new_state,
+)
+
+
+def _cards(x) -> list[int]:
+    if x is None:
+        return []
+    return parse_many(x)
+
+
+def stack_deck(
+    rules: Rules,
+    hands: dict[int, str | list[str]] | None = None,
+    mortos: tuple | list | None = None,
+    stock: str | list[str] | None = None,
+    first_seat: int = 0,
+) -> list[int]:
+    """A full deck order (kinds, position 0 = top) that deals the given cards.
+
+    ``hands[seat]``: up to ``hand_size`` cards for that seat; ``mortos``:
+    (side A, side B) up to ``morto_size`` cards each; ``stock``: the top of the
+    stock after the deal, top first (its first card is the one turned up as
+    the first discard).  Every unspecified place is filled from the rest of the
+    pack in kind order (clubs A..K, diamonds, hearts, spades, jokers), so tests
+    should give every card that matters.  Dealing follows E2 (one card at a
+    time clockwise from ``first_seat``).
+
+    Raises
+    ------
+    ValueError
+        If a card is used more often than the pack holds it, or too many cards
+        are given for a place.
+    """
+    pool = Counter({k: 2 for k in range(52)})
+    pool[JOKER] = rules.n_jokers
+    hs, ms = rules.hand_size, rules.morto_size
+
+    def take(cards: list[int], where: str) -> list[int]:
+        for k in cards:
+            if pool[k] <= 0:
+                raise ValueError(f"stack_deck: more copies of card kind {k} than the pack holds ({where})")
+            pool[k] -= 1
+        return cards
+
+    hand_cards = {s: take(_cards((hands or {}).get(s)), f"hand {s}") for s in range(MAX_SEATS)}
+    morto_cards = [take(_cards(m), f"morto {i}") for i, m in enumerate(mortos or (None, None))]
+    stock_cards = take(_cards(stock), "stock")
+    for s, c in hand_cards.items():
+        if len(c) > hs:
+            raise ValueError(f"stack_deck: {len(c)} cards for hand {s}, at most {hs}")
+    for i, c in enumerate(morto_cards):
+        if len(c) > ms:
+            raise ValueError(f"stack_deck: {len(c)} cards for morto {i}, at most {ms}")
+
+    rest = [k for k in range(N_KINDS) for _ in range(pool[k])]
+    pos = 0
+
+    def fill(cards: list[int], n: int) -> list[int]:
+        nonlocal pos
+        out = list(cards)
+        while len(out) < n:
+            out.append(rest[pos])
+            pos += 1
+        return out
+
+    full_hands = {s: fill(hand_cards[s], hs) for s in range(MAX_SEATS)}
+    full_mortos = [fill(morto_cards[i] if i < len(morto_cards) else [], ms) for i in range(2)]
+    deck = [0] * (MAX_SEATS * hs)
+    for j in range(MAX_SEATS * hs):
+        seat = (first_seat + j) % MAX_SEATS
+        deck[j] = full_hands[seat][j // MAX_SEATS]
+    deck += full_mortos[0] + full_mortos[1] + stock_cards + rest[pos:]
+    assert len(deck) == rules.pack_size
+    return deck
+
+
+def make_position(
+    rules: Rules,
+    hands: dict[int, str | list[str]],
+    melds: dict[int, list[str | list[str]]] | None = None,
+    pile: str | list[str] | None = None,
+    stock: str | list[str] | None = None,
+    mortos: dict[int, str | list[str]] | None = None,
+    taken_mortos: dict[int, int] | None = None,
+    red3: dict[int, str | list[str]] | None = None,
+    seat: int = 0,
+    turn: int = 0,
+    melded_before: set[int] | frozenset[int] = frozenset(),
+) -> State:
+    """A hand-made position, ready for :func:`tranca_sim.engine.play_position`.
+
+    Parameters
+    ----------
+    hands : {seat: cards}
+        Each seat's hand (seats 0..3; side = seat % 2).
+    melds : {side: [cards, ...]}
+        Melds already on the table; each is checked for legality (a set of one
+        rank with its wilds, or a pure black-3 set).
+    pile : cards, bottom first.   stock : cards, top first.
+    mortos : {side: cards} for mortos still waiting (non-empty).
+    taken_mortos : {side: seat} for mortos already taken (by that seat).
+        A side in neither dict has a waiting, empty morto: not allowed.
+    red3 : {side: red 3s in the side's area}.
+    seat, turn : seat to move and turns played so far.
+    melded_before : seats that melded in an earlier turn (em cima).
+
+    The position need not hold the whole pack: the invariant checks of
+    :func:`~tranca_sim.engine.play_position` compare with the cards it starts with.
+
+    Raises
+    ------
+    ValueError
+        For an illegal meld, a red 3 outside a red-3 area, an empty waiting
+        morto or more copies of a card than the pack holds.
+    """
+    st = new_state()
+    total = Counter()
+    for s, cards in hands.items():
+        for k in _cards(cards):
+            if is_red_three(k) and rules.threes_special:
+                raise ValueError(f"position: a red 3 is never held in a hand (seat {s})")
+            st.hand[s, k] += 1
+            total[k] += 1
+        st.se[s, SE_HAND_N] = int(st.hand[s].sum())
+    for side, rows in (melds or {}).items():
+        for cards in rows:
+            ks = _cards(cards)
+            m = int(st.ss[side, SS_N_MELDS])
+            if m >= MAXM:
+                raise ValueError("position: too many melds")
+            st.ss[side, SS_N_MELDS] = m + 1
+            _fill_meld(rules, st, side, m, ks)
+            total.update(ks)
+    pk = _cards(pile)
+    st.pile[: len(pk)] = pk
+    st.sc[SC_PILE_N] = len(pk)
+    total.update(pk)
+    sk = _cards(stock)
+    st.deck[: len(sk)] = sk
+    st.sc[SC_STOCK_PTR] = 0
+    st.sc[SC_DECK_N] = len(sk)
+    total.update(sk)
+    mortos = mortos or {}
+    taken_mortos = taken_mortos or {}
+    for side in range(2):
+        st.ss[side, SS_MORTO_TURN] = -1
+        st.ss[side, SS_MORTO_SEAT] = -1
+        if side in taken_mortos:
+            st.ss[side, SS_MORTO] = 1
+            st.ss[side, SS_MORTO_SEAT] = taken_mortos[side]
+            st.ss[side, SS_MORTO_TURN] = 0
+        else:
+            ks = _cards(mortos.get(side))
+            if not ks:
+                raise ValueError(f"position: side {side}'s morto is waiting but has no cards; give it or mark it taken")
+            for k in ks:
+                st.morto[side, k] += 1
+            st.ss[side, SS_MORTO] = MS_WAITING
+            total.update(ks)
+    for side, cards in (red3 or {}).items():
+        for k in _cards(cards):
+            if not is_red_three(k):
+                raise ValueError("position: only red 3s go in a red-3 area")
+            st.red3[side, k] += 1
+            st.ss[side, SS_RED3] += 1
+            total[k] += 1
+    for k, n in total.items():
+        cap = rules.n_jokers if k == JOKER else 2
+        if n > cap:
+            raise ValueError(f"position: {n} copies of card kind {k}, the pack holds {cap}")
+    for s in melded_before:
+        st.se[s, SE_MELDED] = 1
+    st.sc[SC_SEAT] = seat
+    st.sc[SC_TURN] = turn
+    st.sc[SC_FIRST_SEAT] = seat
+    st.sc[SC_OUT_SEAT] = -1
+    st.sc[SC_INDIRECT_SEAT] = -1
+    return st
+
+
+def _fill_meld(rules: Rules, st: State, side: int, m: int, ks: list[int]) -> None:
+    naturals = [k for k in ks if not is_wild_kind(k)]
+    wilds = [k for k in ks if is_wild_kind(k)]
+    if naturals and all(is_black_three(k) for k in naturals) and not wilds and rules.threes_special:
+        mtype, r = MT_BLACK3, 3
+        if len(ks) < 3:
+            raise ValueError("position: a black-3 set needs 3 or 4 black 3s")
+    else:
+        ranks = {rank_of(k) for k in naturals}
+        if len(ranks) != 1:
+            raise ValueError(f"position: a meld needs naturals of one rank, got {ks}")
+        r = ranks.pop()
+        if r == 3 and rules.threes_special:
+            raise ValueError("position: 3s cannot be melded in this preset except the black-3 set")
+        if len(ks) < 3 or len(naturals) < rules.min_naturals or len(wilds) > rules.max_wilds:
+            raise ValueError(f"position: illegal meld {ks}")
+        mtype = MT_SET
+    st.mh[side, m, MH_TYPE] = mtype
+    st.mh[side, m, MH_RANK] = r
+    st.mh[side, m, MH_SUIT] = -1
+    st.mh[side, m, MH_N] = len(ks)
+    st.mh[side, m, MH_NAT] = len(naturals)
+    st.mh[side, m, MH_WILD] = len(wilds)
+    st.mh[side, m, MH_JOKERS] = sum(1 for k in wilds if k == JOKER)
+    for k in ks:
+        st.mc[side, m, k] += 1
+
+
+def counts(st: State) -> np.ndarray:
+    """``int64[N_KINDS]``: every card of the position by kind (hands, waiting mortos, stock,
+    pile, melds, red-3 areas)."""
+    c = st.hand.sum(axis=0).astype(np.int64)
+    for side in range(2):
+        if st.ss[side, SS_MORTO] == MS_WAITING:
+            c += st.morto[side]
+        c += st.red3[side]
+        c += st.mc[side, : st.ss[side, SS_N_MELDS]].sum(axis=0)
+    np.add.at(c, st.deck[st.sc[SC_STOCK_PTR] : st.sc[SC_DECK_N]].astype(np.int64), 1)
+    np.add.at(c, st.pile[: st.sc[SC_PILE_N]].astype(np.int64), 1)
+    return c
