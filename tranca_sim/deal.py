@@ -71,6 +71,11 @@ from .state import (
     SS_MORTO_TURN,
     SS_N_MELDS,
     SS_RED3,
+    EV_BURY,
+    EV_END,
+    EV_TURN,
+    EV_TURN_UP,
+    log_event,
     reset_state,
 )
 from .turn import after_meld, count_errors, discard, draw_stock, legal_discard, place_red3s, take_pile
@@ -118,9 +123,11 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
                 for i in range(p, p + h):
                     st.deck[i] = st.deck[i + 1]
                 st.deck[p + h] = k
+                log_event(st, EV_BURY, -1, k, h)
             else:
                 st.pile[0] = k
                 st.sc[SC_PILE_N] = 1
+                log_event(st, EV_TURN_UP, -1, k, 0)
                 p += 1
                 break
     st.sc[SC_STOCK_PTR] = p
@@ -175,6 +182,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     """Play one turn of ``seat``: red 3s, draw, melds, discard (000 Gameplay 1-12)."""
     if st.sc[SC_INDIRECT_SEAT] == seat:
         st.sc[SC_INDIRECT_SEAT] = -1  # the indirectly taken morto is now in play
+    log_event(st, EV_TURN, seat, 0, 0)
     place_red3s(st, rp, seat)
     _check(st, rp, pack, check)
     # ---- draw: stock, or the pile (E8: with the stock empty only the pile) ----
@@ -250,3 +258,4 @@ def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check):
         st.se[seat, SE_MELDED_NOW] = 0
         st.sc[SC_TURN] += 1
         st.sc[SC_SEAT] = (seat + 1) % 4
+    log_event(st, EV_END, -1, st.sc[SC_OVER], st.sc[SC_OUT_SEAT])

@@ -119,7 +119,7 @@ def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_
     pack_n = 104 + rp[R_N_JOKERS]
     n_blocks = (count + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
-        st = new_state_nb()
+        st = new_state_nb(1)
         deck = np.zeros(pack_n, np.int16)
         srng = np.zeros(4, np.uint64)
         rngs = np.zeros((4, 4), np.uint64)

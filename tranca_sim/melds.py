@@ -64,6 +64,11 @@ from .state import (
     SE_MELDED_NOW,
     SS_MORTO,
     SS_N_MELDS,
+    EV_BLACK3,
+    EV_CARD,
+    EV_EXTEND,
+    EV_NEW_MELD,
+    log_event,
 )
 
 TWO_KINDS = (1, 14, 27, 40)
@@ -371,27 +376,32 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_NEW:
         m = open_meld(st, side, MT_SET, x)
-        take_natural(st, seat, side, m, x)
-        take_natural(st, seat, side, m, x)
+        log_event(st, EV_NEW_MELD, seat, m, 3)
+        log_event(st, EV_CARD, seat, take_natural(st, seat, side, m, x), m)
+        log_event(st, EV_CARD, seat, take_natural(st, seat, side, m, x), m)
         if y == NEW_3NAT:
-            take_natural(st, seat, side, m, x)
+            k = take_natural(st, seat, side, m, x)
         else:
-            take_wild(st, seat, side, m, y == NEW_JOKER)
+            k = take_wild(st, seat, side, m, y == NEW_JOKER)
+        log_event(st, EV_CARD, seat, k, m)
         return m
     if a_type == A_EXT:
         r = st.mh[side, x, MH_RANK]
         if y == C_NAT:
-            take_natural(st, seat, side, x, r)
+            k = take_natural(st, seat, side, x, r)
         else:
-            take_wild(st, seat, side, x, y == C_JOKER)
+            k = take_wild(st, seat, side, x, y == C_JOKER)
+        log_event(st, EV_EXTEND, seat, x, k)
         return x
     # A_BLACK3: every black 3 of the hand in one pure set
     m = open_meld(st, side, MT_BLACK3, 3)
+    log_event(st, EV_BLACK3, seat, m, n_black3(st.hand[seat]))
     for k in BLACK3_KINDS:
         while st.hand[seat, k] > 0:
             _hand_to_meld(st, seat, side, m, k)
             st.mh[side, m, MH_N] += 1
             st.mh[side, m, MH_NAT] += 1
+            log_event(st, EV_CARD, seat, k, m)
     return m
 
 
@@ -403,15 +413,19 @@ def meld_top_card(st, rp, seat, a_type, y, x, t):
     r = rank_of(t)
     if a_type == A_CAP_EXT:
         m = x
+        log_event(st, EV_EXTEND, seat, m, t)
     else:
         m = open_meld(st, side, MT_SET, r)
+        log_event(st, EV_NEW_MELD, seat, m, 3)
+        log_event(st, EV_CARD, seat, t, m)
     st.mc[side, m, t] += 1
     st.mh[side, m, MH_N] += 1
     st.mh[side, m, MH_NAT] += 1
     if a_type == A_CAP_NEW:
-        take_natural(st, seat, side, m, r)
+        log_event(st, EV_CARD, seat, take_natural(st, seat, side, m, r), m)
         if y == CAPNEW_2NAT:
-            take_natural(st, seat, side, m, r)
+            k = take_natural(st, seat, side, m, r)
         else:
-            take_wild(st, seat, side, m, y == CAPNEW_JOKER)
+            k = take_wild(st, seat, side, m, y == CAPNEW_JOKER)
+        log_event(st, EV_CARD, seat, k, m)
     return m

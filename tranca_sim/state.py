@@ -52,7 +52,27 @@ SC_EM_CIMA = 8  # 1 if the going-out player had melded nothing before that turn
 SC_ERRORS = 9  # invariant violations found (check mode)
 SC_MELD_FULL = 10  # new melds refused because a side had MAXM rows
 SC_INDIRECT_SEAT = 11  # seat holding an indirectly taken morto not yet played, -1
+SC_LOG_ON = 12  # 1 while the action log records, 2 if it overflowed
+SC_LOG_N = 13  # ints used in ``log``
 SC_LEN = 16
+
+# ---- action log: records of LOG_W ints (code, turn, seat, a, b) -----------
+LOG_W = 5
+LOG_MAX = 40000  # ints; only the logged deals of a run use it
+EV_TURN_UP = 1  # a = card turned as the first discard
+EV_BURY = 2  # a = card buried mid-stock (E3)
+EV_TURN = 3  # seat starts its turn
+EV_RED3 = 4  # a = red 3 placed in the side's area
+EV_DRAW = 5  # a = card drawn from the stock
+EV_TAKE_PILE = 6  # a = top card, b = cards in the pile
+EV_NEW_MELD = 7  # a = meld row, b = cards; followed by b EV_CARD records
+EV_CARD = 8  # a = card, b = meld row
+EV_EXTEND = 9  # a = meld row, b = card
+EV_BLACK3 = 10  # a = meld row, b = cards; followed by b EV_CARD records
+EV_MORTO = 11  # a = 1 direct / 0 indirect, b = side
+EV_DISCARD = 12  # a = card
+EV_GO_OUT = 13  # a = em cima
+EV_END = 14  # a = END_* reason, b = seat that went out
 
 END_NONE = 0
 END_WENT_OUT = 1  # bater
@@ -100,6 +120,7 @@ State = namedtuple(
         "sc",  # int32[SC_LEN]
         "ss",  # int32[2, SS_LEN]
         "se",  # int32[MAX_SEATS, SE_LEN]
+        "log",  # int32[LOG_MAX] action log (see EV_*), used when sc[SC_LOG_ON] == 1
     ],
 )
 
@@ -118,11 +139,12 @@ def new_state() -> State:
         np.zeros(SC_LEN, np.int32),
         np.zeros((2, SS_LEN), np.int32),
         np.zeros((MAX_SEATS, SE_LEN), np.int32),
+        np.zeros(LOG_MAX, np.int32),
     )
 
 
 @njit(cache=True)
-def new_state_nb():
+def new_state_nb(log_max):
     return State(
         np.zeros(PACK_MAX, np.int16),
         np.zeros((MAX_SEATS, N_KINDS), np.int16),
@@ -135,12 +157,14 @@ def new_state_nb():
         np.zeros(SC_LEN, np.int32),
         np.zeros((2, SS_LEN), np.int32),
         np.zeros((MAX_SEATS, SE_LEN), np.int32),
+        np.zeros(log_max, np.int32),
     )
 
 
 @njit(cache=True)
 def reset_state(st):
-    """Zero every array of ``st`` in place."""
+    """Zero every array of ``st`` in place (the log switch survives, the log empties)."""
+    log_on = st.sc[SC_LOG_ON]
     st.deck[:] = 0
     st.hand[:] = 0
     st.morto[:] = 0
@@ -152,3 +176,21 @@ def reset_state(st):
     st.sc[:] = 0
     st.ss[:] = 0
     st.se[:] = 0
+    st.sc[SC_LOG_ON] = log_on
+
+
+@njit(cache=True)
+def log_event(st, code, seat, a, b):
+    """Append one record to the action log when logging is on."""
+    if st.sc[SC_LOG_ON] != 1:
+        return
+    n = st.sc[SC_LOG_N]
+    if n + LOG_W > st.log.shape[0]:
+        st.sc[SC_LOG_ON] = 2
+        return
+    st.log[n] = code
+    st.log[n + 1] = st.sc[SC_TURN]
+    st.log[n + 2] = seat
+    st.log[n + 3] = a
+    st.log[n + 4] = b
+    st.sc[SC_LOG_N] = n + LOG_W

@@ -69,6 +69,13 @@ from .state import (
     SS_PILE_CARDS,
     SS_RED3,
     SS_WILD_LOCKS,
+    EV_DISCARD,
+    EV_DRAW,
+    EV_GO_OUT,
+    EV_MORTO,
+    EV_RED3,
+    EV_TAKE_PILE,
+    log_event,
 )
 
 
@@ -82,6 +89,7 @@ def draw_stock(st, seat):
     st.sc[SC_STOCK_PTR] = p + 1
     st.hand[seat, k] += 1
     st.se[seat, SE_HAND_N] += 1
+    log_event(st, EV_DRAW, seat, k, 0)
     return k
 
 
@@ -106,6 +114,7 @@ def place_red3s(st, rp, seat):
         st.red3[side, k] += 1
         st.ss[side, SS_RED3] += 1
         placed += 1
+        log_event(st, EV_RED3, seat, k, 0)
         draw_stock(st, seat)
 
 
@@ -116,6 +125,7 @@ def take_pile(st, rp, seat, a_type, x, y):
     side = seat & 1
     pn = st.sc[SC_PILE_N]
     rest = pn
+    log_event(st, EV_TAKE_PILE, seat, st.pile[pn - 1], pn)
     if a_type == A_CAP_EXT or a_type == A_CAP_NEW:
         t = st.pile[pn - 1]
         meld_top_card(st, rp, seat, a_type, y, x, t)
@@ -134,6 +144,7 @@ def take_pile(st, rp, seat, a_type, x, y):
 def take_morto(st, rp, seat, direct):
     """The side's morto into ``seat``'s hand (000 Gameplay 10, decision 9, E5)."""
     side = seat & 1
+    log_event(st, EV_MORTO, seat, 1 if direct else 0, side)
     n = 0
     for k in range(N_KINDS):
         c = st.morto[side, k]
@@ -154,6 +165,7 @@ def go_out(st, rp, seat):
     st.sc[SC_OVER] = END_WENT_OUT
     st.sc[SC_OUT_SEAT] = seat
     st.sc[SC_EM_CIMA] = 1 if (rp[R_EM_CIMA] != 0 and st.se[seat, SE_MELDED] == 0) else 0
+    log_event(st, EV_GO_OUT, seat, st.sc[SC_EM_CIMA], 0)
 
 
 @njit(cache=True)
@@ -190,6 +202,7 @@ def discard(st, rp, seat, k):
     st.se[seat, SE_HAND_N] -= 1
     st.pile[st.sc[SC_PILE_N]] = k
     st.sc[SC_PILE_N] += 1
+    log_event(st, EV_DISCARD, seat, k, 0)
     if is_black3(k) and rp[R_THREES_SPECIAL] != 0:
         st.ss[side, SS_B3_LOCKS] += 1
     elif is_wild(k):

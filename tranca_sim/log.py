@@ -1,0 +1,169 @@
+"""Deal logs: every action of chosen deals, as JSON-able dicts (docs/log-format.md).
+
+A logged deal is played again, alone, from its ``(master_seed, deal_index)``
+with the run's rules and strategies; the engine is deterministic per deal, so
+the log is exactly the deal the run recorded.  The kernel writes compact
+records (:data:`tranca_sim.state.EV_*`); :func:`decode` turns them into
+actions with card notation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from . import schema as S
+from .cards import to_str
+from .engine import _as_deck, _check_seed, _play_stacked_nb, _seat_arrays, deck_of
+from .rules import Rules
+from .state import (
+    END_REASONS,
+    EV_BLACK3,
+    EV_BURY,
+    EV_CARD,
+    EV_DISCARD,
+    EV_DRAW,
+    EV_END,
+    EV_EXTEND,
+    EV_GO_OUT,
+    EV_MORTO,
+    EV_NEW_MELD,
+    EV_RED3,
+    EV_TAKE_PILE,
+    EV_TURN,
+    EV_TURN_UP,
+    LOG_W,
+    SC_LOG_N,
+    SC_LOG_ON,
+    new_state,
+)
+
+FORMAT = "tranca-sim-log/1"
+SIDES = ("A", "B")
+
+
+def decode(records: np.ndarray) -> list[dict]:
+    """Actions from the kernel's log records (``int32[n * LOG_W]``).
+
+    Raises
+    ------
+    ValueError
+        On a record code the decoder does not know (a bug, never user input).
+    """
+    rec = np.asarray(records).reshape(-1, LOG_W).tolist()
+    out: list[dict] = []
+    i = 0
+    while i < len(rec):
+        code, turn, seat, a, b = rec[i]
+        i += 1
+        base = {"turn": turn, "seat": seat}
+        if code in (EV_TURN_UP, EV_BURY):
+            out.append({"turn": -1, "seat": None, "act": "turn_up" if code == EV_TURN_UP else "bury", "card": to_str(a)})
+        elif code == EV_TURN:
+            out.append({**base, "act": "turn"})
+        elif code == EV_RED3:
+            out.append({**base, "act": "red3", "card": to_str(a)})
+        elif code == EV_DRAW:
+            out.append({**base, "act": "draw", "card": to_str(a)})
+        elif code == EV_TAKE_PILE:
+            out.append({**base, "act": "take_pile", "top": to_str(a), "n": b})
+        elif code in (EV_NEW_MELD, EV_BLACK3):
+            cards = [to_str(r[3]) for r in rec[i : i + b]]
+            if len(cards) != b or any(r[0] != EV_CARD for r in rec[i : i + b]):
+                raise ValueError(f"log record {i}: a meld header not followed by its {b} cards")
+            i += b
+            out.append({**base, "act": "meld" if code == EV_NEW_MELD else "black3", "meld": a, "cards": cards})
+        elif code == EV_EXTEND:
+            out.append({**base, "act": "extend", "meld": a, "card": to_str(b)})
+        elif code == EV_MORTO:
+            out.append({**base, "act": "morto", "direct": bool(a)})
+        elif code == EV_DISCARD:
+            out.append({**base, "act": "discard", "card": to_str(a)})
+        elif code == EV_GO_OUT:
+            out.append({**base, "act": "go_out", "em_cima": bool(a)})
+        elif code == EV_END:
+            out.append({"turn": turn, "seat": None, "act": "end", "reason": END_REASONS[a], "out_seat": b})
+        else:
+            raise ValueError(f"log record {i - 1}: unknown code {code}")
+    return out
+
+
+def _result(cols: dict[str, np.ndarray]) -> dict:
+    res = {}
+    for side in range(2):
+        res[SIDES[side]] = {p: int(cols[p][side]) for p in ("score",) + S.SCORE_PARTS}
+    return res
+
+
+def play_logged(
+    rules: Rules,
+    strategies: Sequence,
+    master_seed: int,
+    deal_index: int,
+    deck: Sequence | None = None,
+    first_seat: int | None = None,
+) -> dict:
+    """Play one deal with the action log on and return its log (format ``tranca-sim-log/1``).
+
+    By default the deck and first seat are those of deal ``deal_index`` of a
+    run with ``master_seed`` (so the log is that deal); a stacked ``deck``
+    (kinds or notations, top first) may be given instead.
+    """
+    seed = _check_seed(master_seed)
+    rp = rules.to_array()
+    sids, prm, specs = _seat_arrays(strategies)
+    kinds = deck_of(rules, seed, deal_index) if deck is None else [int(k) for k in _as_deck(rules, deck)]
+    first = deal_index % 4 if first_seat is None else int(first_seat)
+    st = new_state()
+    st.sc[SC_LOG_ON] = 1
+    out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
+    out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
+    _play_stacked_nb(
+        st, rp, sids, prm, np.uint64(seed), np.int64(deal_index), np.array(kinds, dtype=np.int16),
+        np.int64(first), False, out_side[0], out_deal[0],
+    )  # fmt: skip
+    if st.sc[SC_LOG_ON] != 1:
+        raise RuntimeError(f"deal {deal_index}: the action log overflowed")
+    from .engine import columns_from_outputs
+
+    cols = columns_from_outputs(out_side, out_deal, deal_index)
+    return {
+        "format": FORMAT,
+        "preset": rules.name,
+        "rules": dataclasses.asdict(rules),
+        "master_seed": seed,
+        "deal_index": int(deal_index),
+        "first_seat": first,
+        "strategies": [s.text for s in specs],
+        "deck": [to_str(k) for k in kinds],
+        "actions": decode(st.log[: st.sc[SC_LOG_N]]),
+        "result": _result(cols),
+    }
+
+
+def write_logs(path: str | os.PathLike, logs: Iterable[dict], force: bool = False) -> Path:
+    """Write logs as JSON Lines (one deal a line) to a temporary name, then rename.
+
+    Raises
+    ------
+    FileExistsError
+        If ``path`` exists and ``force`` is false.
+    """
+    path = Path(path)
+    if path.exists() and not force:
+        raise FileExistsError(f"{path} exists (use force to overwrite)")
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            for log in logs:
+                f.write(json.dumps(log, separators=(",", ":")) + "\n")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
