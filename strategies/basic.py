@@ -72,7 +72,7 @@ def _wilds(hand):
     return n_twos(hand) + hand[JOKER]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_draw(prm, obs, acts, n, rng):
     stock = -1
     best = -1
@@ -84,9 +84,7 @@ def choose_draw(prm, obs, acts, n, rng):
             stock = i
             continue
         s = 0
-        if t == A_CAP_EXT:
-            s = 3
-        elif t == A_CAP_OPEN:
+        if t == A_CAP_EXT or t == A_CAP_OPEN:
             s = 3
         elif t == A_CAP_NEW:
             s = 2 if act_y(acts[i]) == CAPNEW_2NAT else (1 if spare_wild else 0)
@@ -100,7 +98,7 @@ def choose_draw(prm, obs, acts, n, rng):
     return stock
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_meld(prm, obs, acts, n, rng):
     side = obs.pub[PUB_SIDE]
     seat = obs.pub[PUB_SEAT]
@@ -147,7 +145,7 @@ def choose_meld(prm, obs, acts, n, rng):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_discard(prm, obs, rng):
     hand = obs.hand
     side = obs.pub[PUB_SIDE]

@@ -14,7 +14,7 @@ DOC = "draws from the stock, never melds, discards its lowest card kind (for tes
 PARAMS: tuple = ()
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_draw(prm, obs, acts, n, rng):
     for i in range(n):
         if act_type(acts[i]) == A_STOCK:
@@ -22,12 +22,12 @@ def choose_draw(prm, obs, acts, n, rng):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_meld(prm, obs, acts, n, rng):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_discard(prm, obs, rng):
     for k in range(N_KINDS):
         if obs.hand[k] > 0:

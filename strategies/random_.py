@@ -16,17 +16,17 @@ DOC = "uniform over the legal choices at each decision (a baseline, not a player
 PARAMS: tuple = ()
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_draw(prm, obs, acts, n, rng):
     return randbelow(rng, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_meld(prm, obs, acts, n, rng):
     return randbelow(rng, n + 1) - 1  # -1 = stop melding
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_discard(prm, obs, rng):
     hand = obs.hand
     distinct = 0

@@ -278,3 +278,12 @@ def test_parquet_without_our_columns(tmp_path):
 def test_directory_is_not_a_run_file(tmp_path):
     with pytest.raises(RunFileError, match="is a directory"):
         load_run(tmp_path)
+
+
+def test_schema_doc_is_current():
+    from pathlib import Path
+
+    from tranca_sim.schema import markdown
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "schema.md").read_text()
+    assert doc.rstrip("\n").endswith(markdown()), "regenerate the table: python -m tranca_sim.schema"

@@ -112,11 +112,11 @@ def _cmd_simulate(a) -> None:
         check=a.check,
         progress=not a.no_progress,
     )
-    t = res["threads"]
-    print(
-        f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s "
-        f"({t} thread{'s' if t != 1 else ''})"
-    )
+    threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
+    line = f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
+    if res["warmup_seconds"] >= 1:
+        line += f"; engine compiled/loaded first in {res['warmup_seconds']:.1f} s"
+    print(line)
     print(f"wrote {res['path']}")
     bad = {k: v for k, v in res["diagnostics"].items() if v}
     if bad:

@@ -49,6 +49,10 @@ from .rules import R_HAND_SIZE, R_MAX_TURNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_T
 from .state import (
     END_STOCK_OUT,
     END_TURN_LIMIT,
+    EV_BURY,
+    EV_END,
+    EV_TURN,
+    EV_TURN_UP,
     SC_DECK_N,
     SC_ERRORS,
     SC_FIRST_SEAT,
@@ -71,17 +75,13 @@ from .state import (
     SS_MORTO_TURN,
     SS_N_MELDS,
     SS_RED3,
-    EV_BURY,
-    EV_END,
-    EV_TURN,
-    EV_TURN_UP,
     log_event,
     reset_state,
 )
 from .turn import after_meld, count_errors, discard, draw_stock, legal_discard, place_red3s, take_pile
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def setup_deal(st, rp, deck, deck_n, first_seat):
     """Deal ``deck[:deck_n]`` (kinds, position 0 = top) into ``st``.
 
@@ -91,7 +91,8 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
     6-7, decision 13, E3).
     """
     reset_state(st)
-    st.deck[:deck_n] = deck[:deck_n]
+    for i in range(deck_n):
+        st.deck[i] = deck[i]
     st.sc[SC_DECK_N] = deck_n
     hs = rp[R_HAND_SIZE]
     p = 0
@@ -140,7 +141,7 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
         st.ss[side, SS_MORTO_SEAT] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fill_pub(st, rp, seat, pub):
     """The public facts the player at ``seat`` sees (``PUB_*`` layout)."""
     side = seat & 1
@@ -164,20 +165,20 @@ def fill_pub(st, rp, seat, pub):
         pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _obs(st, rp, seat, pub, hidden):
     fill_pub(st, rp, seat, pub)
     morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden
     return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _check(st, rp, pack, check):
     if check:
         st.sc[SC_ERRORS] += count_errors(st, rp, pack)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     """Play one turn of ``seat``: red 3s, draw, melds, discard (000 Gameplay 1-12)."""
     if st.sc[SC_INDIRECT_SEAT] == seat:
@@ -239,7 +240,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     _check(st, rp, pack, check)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check):
     """Play the dealt position in ``st`` to its end.
 

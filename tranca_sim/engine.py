@@ -9,7 +9,7 @@ master seed and ``i`` -- never on the thread count or the chunking.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -23,6 +23,8 @@ from .obs import PUB_LEN
 from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
 from .rules import R_N_JOKERS, Rules
 from .state import (
+    MS_DIRECT,
+    MS_WAITING,
     PACK_MAX,
     SC_EM_CIMA,
     SC_ERRORS,
@@ -42,8 +44,6 @@ from .state import (
     SS_N_MELDS,
     SS_PILE_CARDS,
     SS_WILD_LOCKS,
-    MS_DIRECT,
-    MS_WAITING,
     State,
     new_state,
     new_state_nb,
@@ -56,8 +56,10 @@ MAX_SEED = 2**63 - 1
 
 @njit(cache=True)
 def _pack_counts(rp):
-    pack = np.full(N_KINDS, 2, np.int64)
-    pack[52] = rp[R_N_JOKERS]
+    """``int64[2, N_KINDS]``: the pack's count of each kind, and a scratch row for the checks."""
+    pack = np.zeros((2, N_KINDS), np.int64)
+    pack[0, :52] = 2
+    pack[0, 52] = rp[R_N_JOKERS]
     return pack
 
 
@@ -75,7 +77,7 @@ def shuffle_deck(rng, pack_n, deck):
         deck[i] = 52 if c >= 104 else c % 52
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def record(st, rp, out_side, out_deal):
     """Score the finished deal in ``st`` and fill one output row of each kind."""
     score_deal(st, rp, out_side)
@@ -330,7 +332,8 @@ def play_position(
     from .positions import counts
 
     rp = rules.to_array()
-    pack = counts(st)
+    pack = np.zeros((2, N_KINDS), dtype=np.int64)
+    pack[0] = counts(st)
     sids, prm, _ = _seat_arrays(strategies)
     out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
@@ -341,4 +344,4 @@ def play_position(
     return columns_from_outputs(out_side, out_deal, deal_index)
 
 
-__all__ = ["simulate_chunk", "play_deck", "play_position", "deck_of", "PACK_MAX", "kind_of_physical"]
+__all__ = ["PACK_MAX", "deck_of", "kind_of_physical", "play_deck", "play_position", "simulate_chunk"]

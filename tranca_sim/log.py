@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -160,8 +160,7 @@ def write_logs(path: str | os.PathLike, logs: Iterable[dict], force: bool = Fals
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "w", encoding="utf-8") as f:
-            for log in logs:
-                f.write(json.dumps(log, separators=(",", ":")) + "\n")
+            f.writelines(json.dumps(log, separators=(",", ":")) + "\n" for log in logs)
         os.replace(tmp, path)
     finally:
         if tmp.exists():

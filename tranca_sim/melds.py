@@ -45,6 +45,10 @@ from .rules import (
     R_THREES_SPECIAL,
 )
 from .state import (
+    EV_BLACK3,
+    EV_CARD,
+    EV_EXTEND,
+    EV_NEW_MELD,
     MAXM,
     MH_JOKERS,
     MH_N,
@@ -56,18 +60,14 @@ from .state import (
     MS_WAITING,
     MT_BLACK3,
     MT_SET,
+    SC_DECK_N,
     SC_MELD_FULL,
     SC_PILE_N,
     SC_STOCK_PTR,
-    SC_DECK_N,
     SE_HAND_N,
     SE_MELDED_NOW,
     SS_MORTO,
     SS_N_MELDS,
-    EV_BLACK3,
-    EV_CARD,
-    EV_EXTEND,
-    EV_NEW_MELD,
     log_event,
 )
 
@@ -136,7 +136,7 @@ def locked(st, rp):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_canasta(st, rp, side, clean_only):
     """True if ``side`` has a canasta (a clean one when ``clean_only``)."""
     cs = rp[R_CANASTA_SIZE]
@@ -147,7 +147,7 @@ def has_canasta(st, rp, side, clean_only):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_go_out(st, rp, side):
     """Side has taken its morto and has the preset's canasta (000 Gameplay 11, decision 10)."""
     if st.ss[side, SS_MORTO] == MS_WAITING:
@@ -155,7 +155,7 @@ def can_go_out(st, rp, side):
     return has_canasta(st, rp, side, rp[R_GO_OUT_CLEAN] != 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_empty(st, rp, side):
     """The player may empty the hand: to take the side's morto, or to go out."""
     return st.ss[side, SS_MORTO] == MS_WAITING or can_go_out(st, rp, side)
@@ -167,7 +167,7 @@ def _keep_ok(after, empty_ok):
     return after >= 2 or empty_ok
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ext_makes_canasta(st, rp, side, m, natural):
     """Would one more card on meld ``m`` give the side the canasta it needs to go out?"""
     if st.mh[side, m, MH_N] + 1 < rp[R_CANASTA_SIZE]:
@@ -177,7 +177,7 @@ def _ext_makes_canasta(st, rp, side, m, natural):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _empty_ok_after_ext(st, rp, side, m, natural):
     if st.ss[side, SS_MORTO] == MS_WAITING:
         return True
@@ -186,7 +186,7 @@ def _empty_ok_after_ext(st, rp, side, m, natural):
     return _ext_makes_canasta(st, rp, side, m, natural)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_set_of_rank(st, side, r):
     for m in range(st.ss[side, SS_N_MELDS]):
         if st.mh[side, m, MH_TYPE] == MT_SET and st.mh[side, m, MH_RANK] == r:
@@ -194,7 +194,7 @@ def has_set_of_rank(st, side, r):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_set_allowed(st, rp, side, r):
     if rp[R_SEVERAL_PER_RANK] == 0 and has_set_of_rank(st, side, r):
         return False
@@ -204,7 +204,7 @@ def _new_set_allowed(st, rp, side, r):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def list_meld_actions(st, rp, seat, acts):
     """Fill ``acts`` (``int32[>=64]``) with the legal meld-phase actions of ``seat``; return their count.
 
@@ -262,7 +262,7 @@ def list_meld_actions(st, rp, seat, acts):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def list_draw_actions(st, rp, seat, acts):
     """Fill ``acts`` with the legal draws of ``seat``: the stock (while it has cards) and each
     way to take the pile (000 Gameplay 2-4, decisions 3, 4); return their count."""
@@ -321,7 +321,7 @@ def _hand_to_meld(st, seat, side, m, k):
     st.mc[side, m, k] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_natural(st, seat, side, m, r):
     """Move one natural of rank ``r`` from the hand to meld ``m`` (lowest suit first)."""
     for s in range(4):
@@ -334,7 +334,7 @@ def take_natural(st, seat, side, m, r):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_wild(st, seat, side, m, joker):
     """Move a joker (``joker``) or a 2 (lowest suit first) from the hand to meld ``m`` as a wild."""
     k = -1
@@ -356,7 +356,7 @@ def take_wild(st, seat, side, m, joker):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def open_meld(st, side, mtype, r):
     """Start an empty meld row of type ``mtype`` and rank ``r``; return its index."""
     m = st.ss[side, SS_N_MELDS]
@@ -369,7 +369,7 @@ def open_meld(st, side, mtype, r):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_meld_action(st, rp, seat, a_type, x, y):
     """Lay the meld-phase action (type, x, y) for ``seat``.  Returns the meld row used."""
     side = seat & 1
@@ -405,7 +405,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def meld_top_card(st, rp, seat, a_type, y, x, t):
     """Meld the taken pile's top card ``t`` (kind) as the capture action requires."""
     side = seat & 1

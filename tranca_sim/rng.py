@@ -36,7 +36,7 @@ def _rotl(x, k):
     return (x << uint64(k)) | (x >> uint64(64 - k))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def seed_stream(state, master_seed, deal_index, stream):
     """Fill ``state`` (``uint64[4]``) for key ``(master_seed, deal_index, stream)``."""
     z = _mix(uint64(master_seed) + GOLDEN)

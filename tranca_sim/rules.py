@@ -112,7 +112,7 @@ class Rules:
     description: str = field(default="", compare=False)
 
     # ------------------------------------------------------------------
-    def validate(self) -> "Rules":
+    def validate(self) -> Rules:
         """Check the combination of options; return ``self``.
 
         Raises
@@ -156,7 +156,7 @@ class Rules:
             raise RulesError(f"{self.name}: max_turns must be at least 10")
         return self
 
-    def replace(self, **changes) -> "Rules":
+    def replace(self, **changes) -> Rules:
         """A copy with some options changed, validated.
 
         Raises

@@ -30,7 +30,7 @@ def t_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[flo
     """Student-t confidence interval ``mean +- t_{(1+level)/2, n-1} * sd / sqrt(n)``; NaNs if ``n < 2``."""
     if n < 2 or not math.isfinite(sd):
         return (math.nan, math.nan)
-    half = _st.t.ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
+    half = float(_st.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
     return (mean - half, mean + half)
 
 

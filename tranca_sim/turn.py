@@ -7,15 +7,12 @@ VARIANTS.md decisions 3, 4, 7, 9-14; engine choices E3-E9 in docs/rules.md.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .cards import N_KINDS
 from .melds import can_empty, is_black3, is_wild, meld_top_card
 from .obs import A_CAP_EXT, A_CAP_NEW
 from .rules import (
-    R_MAX_WILDS,
-    R_MIN_NATURALS,
     R_CANASTA_SIZE,
     R_CLEAN_BONUS,
     R_DIRTY_BONUS,
@@ -23,6 +20,8 @@ from .rules import (
     R_EM_CIMA_BONUS,
     R_GO_OUT_BONUS,
     R_INDIRECT_VOID,
+    R_MAX_WILDS,
+    R_MIN_NATURALS,
     R_MORTO_PENALTY,
     R_RED3_VALUE,
     R_THREES_SPECIAL,
@@ -43,6 +42,12 @@ from .schema import (
 )
 from .state import (
     END_WENT_OUT,
+    EV_DISCARD,
+    EV_DRAW,
+    EV_GO_OUT,
+    EV_MORTO,
+    EV_RED3,
+    EV_TAKE_PILE,
     MH_N,
     MH_TYPE,
     MH_WILD,
@@ -69,17 +74,11 @@ from .state import (
     SS_PILE_CARDS,
     SS_RED3,
     SS_WILD_LOCKS,
-    EV_DISCARD,
-    EV_DRAW,
-    EV_GO_OUT,
-    EV_MORTO,
-    EV_RED3,
-    EV_TAKE_PILE,
     log_event,
 )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draw_stock(st, seat):
     """Top stock card into ``seat``'s hand; returns its kind, or -1 if the stock is empty."""
     p = st.sc[SC_STOCK_PTR]
@@ -93,7 +92,7 @@ def draw_stock(st, seat):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_red3s(st, rp, seat):
     """Put every red 3 of ``seat``'s hand in the side's area, each replaced from the stock
     (000 Gameplay 5, decision 7, E4).  Returns how many were placed."""
@@ -118,7 +117,7 @@ def place_red3s(st, rp, seat):
         draw_stock(st, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_pile(st, rp, seat, a_type, x, y):
     """Take the whole discard pile; in a closed pile the top card is melded at once
     (000 Gameplay 3, decision 4, E10)."""
@@ -140,7 +139,7 @@ def take_pile(st, rp, seat, a_type, x, y):
     st.ss[side, SS_PILE_CARDS] += pn
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_morto(st, rp, seat, direct):
     """The side's morto into ``seat``'s hand (000 Gameplay 10, decision 9, E5)."""
     side = seat & 1
@@ -159,7 +158,7 @@ def take_morto(st, rp, seat, direct):
     place_red3s(st, rp, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def go_out(st, rp, seat):
     """End the deal by going out (bater)."""
     st.sc[SC_OVER] = END_WENT_OUT
@@ -168,7 +167,7 @@ def go_out(st, rp, seat):
     log_event(st, EV_GO_OUT, seat, st.sc[SC_EM_CIMA], 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def after_meld(st, rp, seat):
     """Resolve an empty hand after a meld: direct morto pickup or going out.
     Returns True if the deal is over."""
@@ -182,7 +181,7 @@ def after_meld(st, rp, seat):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_discard(st, rp, seat, k):
     """May ``seat`` discard a card of kind ``k``?  Any card in hand, unless it is the last
     one and the player may not empty the hand (E6).  Red 3s are never in hand."""
@@ -193,7 +192,7 @@ def legal_discard(st, rp, seat, k):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def discard(st, rp, seat, k):
     """Discard kind ``k`` on the pile; an empty hand then takes the morto (indirect) or goes out.
     Returns True if the deal is over."""
@@ -216,7 +215,7 @@ def discard(st, rp, seat, k):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_deal(st, rp, out):
     """Score both sides into ``out`` (``int32[2, OS_LEN]``), 000 Scoring and decisions 11, 12.
 
@@ -279,12 +278,14 @@ def score_deal(st, rp, out):
         o[OS_SCORE] = melded + bonus + red3_pts + go_bonus + morto_pen + hand_pen
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_errors(st, rp, pack):
-    """Invariant check: every card of ``pack`` (``int64[N_KINDS]`` counts) is in exactly one
-    place (hands, waiting mortos, stock, pile, melds, red-3 areas) and every meld on the table
-    is legal.  Returns the number of violations found (0 when all is well)."""
-    cnt = np.zeros(N_KINDS, np.int64)
+    """Invariant check: every card of ``pack[0]`` (``int64[2, N_KINDS]``: expected counts, then a
+    scratch row) is in exactly one place (hands, waiting mortos, stock, pile, melds, red-3 areas)
+    and every meld on the table is legal.  Returns the number of violations found (0 when all is
+    well)."""
+    cnt = pack[1]
+    cnt[:] = 0
     for seat in range(4):
         n = 0
         for k in range(N_KINDS):
@@ -307,13 +308,13 @@ def count_errors(st, rp, pack):
         cnt[st.pile[i]] += 1
     errors = 0
     for k in range(N_KINDS):
-        if cnt[k] != pack[k]:
+        if cnt[k] != pack[0, k]:
             errors += 1
     errors += meld_errors(st, rp)
     return errors
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def meld_errors(st, rp):
     """Count melds on the table that break the meld rules (decisions 1, 2, 8)."""
     errors = 0

@@ -1,0 +1,174 @@
+"""Summary statistics checked against numbers worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from scipy import stats as st
+
+from tranca_sim.stats import RunningSummary, format_summary, summarize
+
+# Four deals, side A and side B of each (deal-major, like a run file).
+SCORE_A = [100, 200, 300, 50]
+SCORE_B = [50, 250, 100, 50]
+WON_A = [True, False, True, False]
+WON_B = [False, True, False, False]  # deal 3 is a tie
+OUT_A = [True, False, True, False]
+OUT_B = [False, True, False, True]
+TURNS = [40, 30, 50, 20]
+
+T_975_3 = 3.182446305284263  # Student t, 97.5% quantile, 3 degrees of freedom (table value)
+Z_975 = 1.959963984540054  # normal 97.5% quantile
+
+
+def frame():
+    """Deal-major rows: side A then side B of deals 0..3."""
+    return pl.DataFrame(
+        {
+            "master_seed": [1] * 8,
+            "deal_index": [i for i in range(4) for _ in (0, 1)],
+            "side": [0, 1] * 4,
+            "strategy": ["basic", "random"] * 4,
+            "score": [x for pair in zip(SCORE_A, SCORE_B) for x in pair],
+            "won": [x for pair in zip(WON_A, WON_B) for x in pair],
+            "went_out": [x for pair in zip(OUT_A, OUT_B) for x in pair],
+            "n_turns": [t for t in TURNS for _ in (0, 1)],
+        }
+    )
+
+
+def hand_t(xs):
+    n = len(xs)
+    mean = sum(xs) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    half = T_975_3 * sd / math.sqrt(n)
+    return mean, sd, mean - half, mean + half
+
+
+def hand_wilson(k, n):
+    p = k / n
+    denom = 1 + Z_975**2 / n
+    centre = (p + Z_975**2 / (2 * n)) / denom
+    half = Z_975 / denom * math.sqrt(p * (1 - p) / n + Z_975**2 / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_hand_numbers_are_what_we_think():
+    # side A: mean 162.5, squared deviations 3906.25 + 1406.25 + 18906.25 + 12656.25 = 36875, var 36875/3
+    assert hand_t(SCORE_A)[0] == 162.5
+    assert hand_t(SCORE_A)[1] == pytest.approx(math.sqrt(36875 / 3))
+    # wins of A: 2 of 4 -> Wilson centre stays 0.5
+    lo, hi = hand_wilson(2, 4)
+    assert (lo + hi) / 2 == pytest.approx(0.5)
+
+
+def check_summary(s):
+    assert s["n_deals"] == 4
+    a, b = s["sides"]
+    assert (a["side"], a["strategy"], a["n"]) == ("A", "basic", 4)
+    assert (b["side"], b["strategy"], b["n"]) == ("B", "random", 4)
+    for side, scores, won, out in ((a, SCORE_A, WON_A, OUT_A), (b, SCORE_B, WON_B, OUT_B)):
+        mean, sd, lo, hi = hand_t(scores)
+        assert side["score_mean"] == pytest.approx(mean)
+        assert side["score_sd"] == pytest.approx(sd)
+        assert (side["score_lo"], side["score_hi"]) == pytest.approx((lo, hi))
+        assert side["wins"] == sum(won)
+        assert side["win_share"] == pytest.approx(sum(won) / 4)
+        assert (side["win_lo"], side["win_hi"]) == pytest.approx(hand_wilson(sum(won), 4))
+        assert side["out_share"] == pytest.approx(sum(out) / 4)
+        assert (side["out_lo"], side["out_hi"]) == pytest.approx(hand_wilson(sum(out), 4))
+        assert side["turns_mean"] == pytest.approx(35.0)
+    # per-deal differences 50, -50, 200, 0: mean 50, squared deviations 0 + 10000 + 22500 + 2500
+    d = s["diff"]
+    assert d["n"] == 4
+    assert d["mean"] == pytest.approx(50.0)
+    assert d["sd"] == pytest.approx(math.sqrt(35000 / 3))
+    half = T_975_3 * math.sqrt(35000 / 3) / 2
+    assert (d["lo"], d["hi"]) == pytest.approx((50 - half, 50 + half))
+    assert d["p_value"] == pytest.approx(st.ttest_rel(SCORE_A, SCORE_B).pvalue)
+    assert s["tie_share"] == pytest.approx(0.25)
+
+
+def test_summarize_polars():
+    check_summary(summarize(frame()))
+
+
+def test_summarize_pandas_and_dict():
+    check_summary(summarize(frame().to_pandas()))
+    check_summary(summarize({k: v.to_numpy() for k, v in frame().to_dict().items()}))
+    assert isinstance(frame().to_pandas(), pd.DataFrame)
+
+
+def test_pairing_does_not_depend_on_row_order():
+    df = frame().sample(fraction=1.0, shuffle=True, seed=3)
+    check_summary(summarize(df))
+
+
+def test_unpaired_rows_count_for_the_side_only():
+    extra = (
+        frame()
+        .head(1)
+        .with_columns(pl.lit(99, pl.Int64).alias("deal_index"), pl.lit(1000, pl.Int64).alias("score"))
+    )
+    s = summarize(pl.concat([frame(), extra]))
+    assert s["sides"][0]["n"] == 5 and s["sides"][1]["n"] == 4
+    assert s["diff"]["n"] == 4 and s["diff"]["mean"] == pytest.approx(50.0)
+
+
+def test_two_seeds_pair_within_seed():
+    other = frame().with_columns(
+        pl.lit(2, pl.Int64).alias("master_seed"), (pl.col("score") * 0).alias("score")
+    )
+    s = summarize(pl.concat([frame(), other]))
+    assert s["n_deals"] == 8
+    assert s["diff"]["mean"] == pytest.approx(25.0)  # (50 * 4 + 0 * 4) / 8
+
+
+def test_duplicate_rows_refused():
+    with pytest.raises(ValueError, match="several rows"):
+        summarize(pl.concat([frame(), frame().head(1)]))
+
+
+def test_missing_column_refused():
+    with pytest.raises(ValueError, match="score"):
+        summarize(frame().drop("score"))
+
+
+def test_running_summary_matches_whole():
+    df = frame()
+    acc = RunningSummary()
+    acc.update(df.head(4))
+    acc.update(df.tail(4))
+    check_summary(acc.result())
+    # large values: the pooled variance stays exact
+    rng = np.random.default_rng(0)
+    x = rng.normal(1e6, 3.0, 10_000)
+    big = {"deal_index": np.repeat(np.arange(5000), 2), "side": np.tile([0, 1], 5000), "score": x,
+           "won": x > 0, "went_out": x > 0, "n_turns": x}  # fmt: skip
+    acc = RunningSummary()
+    for i in range(0, 10_000, 1000):
+        acc.update({k: v[i : i + 1000] for k, v in big.items()})
+    assert acc.result()["sides"][0]["score_sd"] == pytest.approx(np.std(x[0::2], ddof=1), rel=1e-9)
+
+
+def test_too_few_deals_gives_nan():
+    s = summarize(frame().head(2))
+    assert s["n_deals"] == 1
+    assert math.isnan(s["diff"]["lo"]) and math.isnan(s["sides"][0]["score_lo"])
+    assert "n/a" in format_summary(s)
+
+
+def test_format_summary():
+    text = format_summary(summarize(frame()), title="preset tranca")
+    lines = text.splitlines()
+    assert lines[0] == "preset tranca"
+    assert "basic" in lines[2] and "162.5" in lines[2] and "50.0%" in lines[2]
+    assert "random" in lines[3]
+    assert "A - B per deal (paired, 4 deals): 50.0" in text
+    assert "ties (no side won): 25.0%" in text
+    labelled = format_summary(summarize(frame(), labels=["basic:x=1", "random"]))
+    assert "strategies: A = basic:x=1" in labelled
