@@ -67,6 +67,8 @@ from .state import (
     SE_HAND_N,
     SE_MELDED_NOW,
     SS_MORTO,
+    SS_CANASTAS,
+    SS_CLEAN,
     SS_N_MELDS,
     log_event,
 )
@@ -137,14 +139,25 @@ def locked(st, rp):
 
 
 @njit(cache=True, _nrt=False)
-def has_canasta(st, rp, side, clean_only):
-    """True if ``side`` has a canasta (a clean one when ``clean_only``)."""
+def count_canastas(st, rp, side):
+    """Recount ``side``'s canastas into ``ss[side, SS_CANASTAS]`` and ``ss[side, SS_CLEAN]``
+    (000 Gameplay 8); called after every change to the side's melds."""
     cs = rp[R_CANASTA_SIZE]
+    n = 0
+    clean = 0
     for m in range(st.ss[side, SS_N_MELDS]):
         if st.mh[side, m, MH_TYPE] != MT_BLACK3 and st.mh[side, m, MH_N] >= cs:
-            if not clean_only or st.mh[side, m, MH_WILD] == 0:
-                return True
-    return False
+            n += 1
+            if st.mh[side, m, MH_WILD] == 0:
+                clean += 1
+    st.ss[side, SS_CANASTAS] = n
+    st.ss[side, SS_CLEAN] = clean
+
+
+@njit(cache=True, inline="always")
+def has_canasta(st, rp, side, clean_only):
+    """True if ``side`` has a canasta (a clean one when ``clean_only``)."""
+    return st.ss[side, SS_CLEAN if clean_only else SS_CANASTAS] > 0
 
 
 @njit(cache=True, _nrt=False)
@@ -384,6 +397,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
         else:
             k = take_wild(st, seat, side, m, y == NEW_JOKER)
         log_event(st, EV_CARD, seat, k, m)
+        count_canastas(st, rp, side)
         return m
     if a_type == A_EXT:
         r = st.mh[side, x, MH_RANK]
@@ -392,6 +406,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
         else:
             k = take_wild(st, seat, side, x, y == C_JOKER)
         log_event(st, EV_EXTEND, seat, x, k)
+        count_canastas(st, rp, side)
         return x
     # A_BLACK3: every black 3 of the hand in one pure set
     m = open_meld(st, side, MT_BLACK3, 3)
@@ -402,6 +417,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
             st.mh[side, m, MH_N] += 1
             st.mh[side, m, MH_NAT] += 1
             log_event(st, EV_CARD, seat, k, m)
+    count_canastas(st, rp, side)
     return m
 
 
@@ -428,4 +444,5 @@ def meld_top_card(st, rp, seat, a_type, y, x, t):
         else:
             k = take_wild(st, seat, side, m, y == CAPNEW_JOKER)
         log_event(st, EV_CARD, seat, k, m)
+    count_canastas(st, rp, side)
     return m

@@ -38,6 +38,8 @@ from .state import (
     SS_MORTO,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
+    SS_CANASTAS,
+    SS_CLEAN,
     SS_N_MELDS,
     SS_RED3,
     State,
@@ -172,8 +174,11 @@ def make_position(
             if m >= MAXM:
                 raise ValueError("position: too many melds")
             st.ss[side, SS_N_MELDS] = m + 1
-            _fill_meld(rules, st, side, m, ks)
+            mtype = _fill_meld(rules, st, side, m, ks)
             total.update(ks)
+            if mtype != MT_BLACK3 and len(ks) >= rules.canasta_size:
+                st.ss[side, SS_CANASTAS] += 1
+                st.ss[side, SS_CLEAN] += int(st.mh[side, m, MH_WILD] == 0)
     pk = _cards(pile)
     st.pile[: len(pk)] = pk
     st.sc[SC_PILE_N] = len(pk)
@@ -221,7 +226,7 @@ def make_position(
     return st
 
 
-def _fill_meld(rules: Rules, st: State, side: int, m: int, ks: list[int]) -> None:
+def _fill_meld(rules: Rules, st: State, side: int, m: int, ks: list[int]) -> int:
     naturals = [k for k in ks if not is_wild_kind(k)]
     wilds = [k for k in ks if is_wild_kind(k)]
     if naturals and all(is_black_three(k) for k in naturals) and not wilds and rules.threes_special:
@@ -247,6 +252,7 @@ def _fill_meld(rules: Rules, st: State, side: int, m: int, ks: list[int]) -> Non
     st.mh[side, m, MH_JOKERS] = sum(1 for k in wilds if k == JOKER)
     for k in ks:
         st.mc[side, m, k] += 1
+    return mtype
 
 
 def counts(st: State) -> np.ndarray:

@@ -90,7 +90,9 @@ SS_B3_LOCKS = 5  # black 3s discarded (locking the pile)
 SS_WILD_LOCKS = 6  # wilds discarded
 SS_RED3 = 7  # red 3s in the side's area
 SS_N_MELDS = 8
-SS_LEN = 10
+SS_CANASTAS = 9  # canastas on the table (kept up to date by melds.count_canastas)
+SS_CLEAN = 10  # clean canastas among them
+SS_LEN = 12
 
 MS_WAITING = 0
 MS_DIRECT = 1  # taken by melding the last card: played in the same turn

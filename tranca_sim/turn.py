@@ -66,7 +66,9 @@ from .state import (
     SE_HAND_N,
     SE_MELDED,
     SS_B3_LOCKS,
+    SS_CANASTAS,
     SS_CAPTURES,
+    SS_CLEAN,
     SS_MORTO,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
@@ -319,6 +321,8 @@ def meld_errors(st, rp):
     """Count melds on the table that break the meld rules (decisions 1, 2, 8)."""
     errors = 0
     for side in range(2):
+        canastas = 0
+        clean = 0
         for m in range(st.ss[side, SS_N_MELDS]):
             t = st.mh[side, m, MH_TYPE]
             r = st.mh[side, m, 1]
@@ -344,6 +348,12 @@ def meld_errors(st, rp):
                     errors += 1
             if n < 3 or n != st.mh[side, m, MH_N] or wild != st.mh[side, m, MH_WILD]:
                 errors += 1
+            if t != MT_BLACK3 and n >= rp[R_CANASTA_SIZE]:
+                canastas += 1
+                if wild == 0:
+                    clean += 1
             if t != MT_BLACK3 and (nat < rp[R_MIN_NATURALS] or wild > rp[R_MAX_WILDS]):
                 errors += 1
+        if canastas != st.ss[side, SS_CANASTAS] or clean != st.ss[side, SS_CLEAN]:
+            errors += 1
     return errors
