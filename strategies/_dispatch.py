@@ -2,9 +2,9 @@
 
 from numba import njit
 
+from strategies import random_ as _s0
 from strategies import basic as _s1
 from strategies import passive as _s2
-from strategies import random_ as _s0
 
 
 @njit(cache=True, inline="always")

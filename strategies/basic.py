@@ -160,7 +160,8 @@ def choose_discard(prm, obs, rng):
         if is_wild(k):
             keep = 1000
         elif is_black3(k):
-            keep = -100 if prm[P_BLACK3_LOCK] != 0.0 else 0
+            # locking: a black 3 goes first; otherwise it is junk like a lone low card
+            keep = -100 if prm[P_BLACK3_LOCK] != 0.0 else 19
         else:
             r = k % 13 + 1
             keep = 20 * n_naturals(hand, r) - obs.rp[R_VALUES + k] // 5

@@ -165,7 +165,7 @@ def fill_pub(st, rp, seat, pub):
         pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _obs(st, rp, seat, pub, hidden):
     fill_pub(st, rp, seat, pub)
     morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden

@@ -1,0 +1,89 @@
+"""The strategy plug-in contract: registry, parameters, what a strategy may see."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+import strategies
+from strategies import StrategyError, build, list_strategies, resolve
+from tranca_sim.deal import _obs
+from tranca_sim.engine import _simulate_nb, simulate_chunk
+from tranca_sim.obs import PUB_HAND_N, PUB_LEN, PUB_SEAT, Obs
+from tranca_sim.positions import make_position
+from tranca_sim.rules import get_preset
+
+
+def test_generated_dispatch_is_up_to_date():
+    path = Path(strategies.__file__).with_name("_dispatch.py")
+    assert path.read_text() == build.render(), "run: python -m strategies.build"
+
+
+def test_registry_names_and_defaults():
+    names = [s[0] for s in list_strategies()]
+    assert names == ["random", "basic", "passive"]
+    spec = resolve("basic:take_pile_min=3,wild_reserve=1")
+    assert spec.param_dict["take_pile_min"] == 3.0 and spec.param_dict["wild_reserve"] == 1.0
+    assert spec.param_dict["black3_lock"] == 1.0  # default kept
+    assert resolve(spec.text).param_dict == spec.param_dict
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("nosuch", "unknown strategy"),
+        ("basic:nosuch=1", "has no parameter"),
+        ("basic:go_out=yes", "must be a number"),
+        ("basic:go_out", "name=value"),
+        ("random:x=1", "has no parameter"),
+    ],
+)
+def test_bad_strategy_specs_are_refused(text, message):
+    with pytest.raises(StrategyError, match=message):
+        resolve(text)
+
+
+def test_parameters_change_play_without_recompiling(tranca):
+    simulate_chunk(tranca, ("basic", "basic"), 3, 0, 50)
+    n_sigs = len(_simulate_nb.signatures)
+    a = simulate_chunk(tranca, ("basic:black3_lock=0", "basic"), 3, 0, 300)
+    b = simulate_chunk(tranca, ("basic:black3_lock=1", "basic"), 3, 0, 300)
+    assert len(_simulate_nb.signatures) == n_sigs  # a sweep reuses the compiled kernel
+    assert a["black3_locks"][0::2].sum() < b["black3_locks"][0::2].sum()
+
+
+def _position(rules):
+    return make_position(
+        rules,
+        hands={0: "KH KD 5C", 1: "QS QH JK 7D", 2: "9C 9D", 3: "4S"},
+        melds={1: ["8C 8D 8H"]},
+        pile="6C 10S",
+        stock="AC AD",
+        mortos={0: "AS 2S 4C", 1: "JH JD 3S"},
+    )
+
+
+@njit
+def _observe(st, rp, seat):
+    # copies made under numba's runtime (the kernels themselves run without it)
+    o = _obs(st, rp, seat, np.zeros(PUB_LEN, np.int32), np.zeros((2, 53), np.int16))
+    return o.hand.copy(), o.pub.copy(), o.morto.copy()
+
+
+def test_observation_holds_only_what_the_player_sees():
+    rules = get_preset("tranca")
+    st = _position(rules)
+    assert Obs._fields == ("hand", "pub", "pile", "mh", "mc", "taken", "morto", "rp")
+    for seat in range(4):
+        hand, pub, morto = _observe(st, rules.to_array(), seat)
+        np.testing.assert_array_equal(hand, st.hand[seat])  # its own hand only
+        assert morto.sum() == 0  # face-down mortos are not shown
+        assert pub[PUB_SEAT] == seat
+        assert [pub[PUB_HAND_N + s] for s in range(4)] == [3, 4, 2, 1]  # hand sizes are public
+
+
+def test_open_tranca_shows_the_mortos():
+    rules = get_preset("tranca-aberta")
+    _, _, morto = _observe(_position(rules), rules.to_array(), 0)
+    assert morto.sum() == 6
