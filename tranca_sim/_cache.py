@@ -4,8 +4,8 @@ numba's ``cache=True`` checks only the source file of the function it
 compiles, not the modules that function calls into; editing a strategy in
 ``strategies/`` would leave a stale kernel in the cache.  We therefore set
 ``numba.config.CACHE_DIR`` to ``<base>/<hash>``, where the hash covers every
-``.py`` file of ``tranca_sim/`` and ``strategies/`` that mentions numba (so
-editing the CLI or the I/O code keeps the cache), the package version and
+``.py`` file of ``tranca_sim/`` and ``strategies/`` that defines numba kernels
+(``njit``; so editing the CLI or the I/O code keeps the cache), the package version and
 numba's version.  ``<base>`` is ``$TRANCA_SIM_CACHE_DIR``, else
 ``$NUMBA_CACHE_DIR``, else ``~/.cache/tranca-sim``.  This must run before any
 kernel module is imported, hence its call in ``tranca_sim/__init__.py``.
@@ -26,7 +26,7 @@ def source_hash(version: str) -> str:
     for pkg in (root, root.parent / "strategies"):
         for p in sorted(pkg.glob("*.py")):
             text = p.read_bytes()
-            if b"numba" in text:
+            if b"njit" in text:
                 h.update(p.name.encode())
                 h.update(text)
     return h.hexdigest()[:16]

@@ -85,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--check", action="store_true", help="run the engine's invariant checks (slower)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument(
+        "--log-deals",
+        default=None,
+        metavar="K|I,J,...|sample:K",
+        help="log every action of the first K deals, of the listed deals, or of K sampled deals, "
+        "to <out>.log.jsonl (docs/log-format.md)",
+    )
 
     m = sub.add_parser("summarize", help="print the summary of a run file")
     m.add_argument("path", help="a Parquet file written by 'tranca-sim simulate'")
@@ -111,6 +118,7 @@ def _cmd_simulate(a) -> None:
         rule_options=parse_rule_args(a.rule),
         check=a.check,
         progress=not a.no_progress,
+        log_deals=a.log_deals,
     )
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     line = f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
@@ -118,6 +126,8 @@ def _cmd_simulate(a) -> None:
         line += f"; engine compiled/loaded first in {res['warmup_seconds']:.1f} s"
     print(line)
     print(f"wrote {res['path']}")
+    if res.get("log_path"):
+        print(f"wrote {res['log_path']} ({len(res['meta']['log_deals'])} deal logs)")
     bad = {k: v for k, v in res["diagnostics"].items() if v}
     if bad:
         counts = ", ".join(f"{k}={v}" for k, v in bad.items())

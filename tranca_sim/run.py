@@ -17,6 +17,7 @@ import datetime as _dt
 import platform
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
@@ -111,6 +112,55 @@ def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     return value
 
 
+def log_path_for(out) -> Path:
+    """Where the deal logs of run file ``out`` go: ``run.parquet`` -> ``run.log.jsonl``."""
+    p = Path(out)
+    return p.with_name((p.stem if p.suffix == ".parquet" else p.name) + ".log.jsonl")
+
+
+def parse_log_deals(spec, deals: int, seed: int) -> list[int]:
+    """The deal indices to log, sorted.
+
+    ``spec`` is ``None`` (none), an int or ``"K"`` (the first K deals),
+    ``"I,J,..."`` or a sequence of ints (those deals), or ``"sample:K"`` (K
+    distinct deals drawn with the run's seed).
+
+    Raises
+    ------
+    RunOptionError
+        For a malformed spec, a negative count or an index outside the run.
+    """
+    if spec is None or spec == "":
+        return []
+    if isinstance(spec, bool):
+        raise RunOptionError(f"log_deals: expected K, I,J,... or sample:K, got {spec!r}")
+    if isinstance(spec, int):
+        spec = str(spec)
+    if isinstance(spec, str):
+        text = spec.strip()
+        sample = text.startswith("sample:")
+        try:
+            if sample or "," not in text:
+                k = int(text.split(":", 1)[1] if sample else text)
+            else:
+                idx = [int(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise RunOptionError(f"--log-deals takes K, I,J,... or sample:K, got {spec!r}") from None
+        if sample or "," not in text:
+            if not 0 <= k <= deals:
+                raise RunOptionError(f"--log-deals {text}: give a count from 0 to {deals} (the run's deals)")
+            if not sample:
+                return list(range(k))
+            rng = np.random.default_rng(seed)
+            return sorted(int(i) for i in rng.choice(deals, size=k, replace=False))
+    else:
+        idx = [int(x) for x in spec]
+    bad = [i for i in idx if not 0 <= i < deals]
+    if bad:
+        raise RunOptionError(f"--log-deals: deal {bad[0]} is not in the run (deals 0..{deals - 1})")
+    return sorted(set(idx))
+
+
 def run_simulation(
     preset: str,
     deals: int,
@@ -124,6 +174,7 @@ def run_simulation(
     rule_options: Mapping | None = None,
     check: bool = False,
     progress: bool = True,
+    log_deals=None,
 ) -> dict:
     """Simulate ``deals`` deals and write them to a run file.
 
@@ -151,6 +202,9 @@ def run_simulation(
         Run the engine's invariant checks (slower).
     progress : bool
         Show a tqdm progress bar on stderr.
+    log_deals : int, str or sequence of int, optional
+        Deals whose every action is logged (:func:`parse_log_deals`) to
+        ``<out stem>.log.jsonl`` beside the run (docs/log-format.md).
 
     Returns
     -------
@@ -159,7 +213,7 @@ def run_simulation(
         writing), ``deals_per_s``, ``threads``, ``warmup_seconds`` (one
         throw-away deal before the timing: numba compilation on a first run,
         loading the cached kernels afterwards),
-        ``meta`` (the stored run metadata), ``summary``
+        ``log_path`` (str or None), ``meta`` (the stored run metadata), ``summary``
         (:func:`tranca_sim.stats.summarize` layout) and ``diagnostics``:
         totals over deals of the engine's ``invariant_errors`` (counted with
         ``check``) and ``meld_full`` (refused melds), 0 in a sound run; these
@@ -190,6 +244,8 @@ def run_simulation(
 
     specs = (resolve(side_a), resolve(side_b))
     path = _io.check_output_path(out, force)
+    log_idx = parse_log_deals(log_deals, deals, seed)
+    log_path = _io.check_output_path(log_path_for(path), force) if log_idx else None
 
     import numba
 
@@ -220,6 +276,8 @@ def run_simulation(
         "threads": n_threads,
         "chunk_size": chunk_size,
         "check": bool(check),
+        "log_deals": log_idx,
+        "log_file": log_path.name if log_path else None,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "numba": numba.__version__,
@@ -255,11 +313,17 @@ def run_simulation(
         t0 = time.perf_counter()
         _io.write_run(path, chunks(), run_meta=meta, force=force)
         seconds = time.perf_counter() - t0
+        if log_idx:
+            from .log import play_logged, write_logs
+
+            bar.set_description("logging deals")
+            write_logs(log_path, (play_logged(rules, specs, seed, i) for i in log_idx), force=True)
     finally:
         bar.close()
         numba.set_num_threads(threads_before)
     return {
         "path": str(path),
+        "log_path": str(log_path) if log_path else None,
         "deals": deals,
         "seconds": seconds,
         "deals_per_s": deals / seconds if seconds > 0 else float("inf"),
