@@ -1,5 +1,6 @@
 """Deal logs: chosen deals of a run are logged, and the log is that deal."""
 
+import itertools
 import json
 
 import numpy as np
@@ -26,7 +27,8 @@ def test_parse_log_deals():
 def test_logged_deals_match_the_run(tmp_path):
     out = tmp_path / "run.parquet"
     res = run_simulation("tranca", 40, 9, "basic", "random", out, progress=False, log_deals="0,17,39")
-    logs = [json.loads(line) for line in open(res["log_path"])]
+    with open(res["log_path"]) as f:
+        logs = [json.loads(line) for line in f]
     assert [g["deal_index"] for g in logs] == [0, 17, 39]
     df = load_run(out, backend="pandas")
     for g in logs:
@@ -48,7 +50,7 @@ def test_log_turns_follow_the_seats(tranca):
     turns = [a["turn"] for a in g["actions"] if a["act"] == "turn"]
     assert turns == list(range(len(turns)))
     seats = [a["seat"] for a in g["actions"] if a["act"] == "turn"]
-    assert all((b - a) % 4 == 1 for a, b in zip(seats, seats[1:]))
+    assert all((b - a) % 4 == 1 for a, b in itertools.pairwise(seats))
     assert np.isin([a["act"] for a in g["actions"]], [
         "turn_up", "bury", "turn", "red3", "draw", "take_pile", "meld", "extend", "black3",
         "morto", "discard", "go_out", "end",
