@@ -46,8 +46,8 @@ import dataclasses
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
 
 from .cards import parse, to_str
 from .rules import PRESETS, Rules, RulesError
@@ -58,19 +58,26 @@ __all__ = [
     "LogFormatError",
     "MeldCheck",
     "Verdict",
-    "validate_meld",
-    "score_side",
-    "check_log",
     "check_file",
+    "check_log",
     "load_logs",
-    "validate_log",
+    "score_side",
     "summary",
+    "validate_log",
+    "validate_meld",
 ]
 
 FORMAT = "tranca-sim-log/1"
 SIDES = ("A", "B")
 #: score parts of a log's ``result`` (each side), in the order they are compared; ``score`` is their sum
-SCORE_PARTS = ("melded_points", "canasta_bonus", "red3_points", "going_out_bonus", "morto_penalty", "hand_penalty")
+SCORE_PARTS = (
+    "melded_points",
+    "canasta_bonus",
+    "red3_points",
+    "going_out_bonus",
+    "morto_penalty",
+    "hand_penalty",
+)
 
 # ---- card point tables (VARIANTS.md "Card values"), by rank; the referee's own copy ----
 _VALUES = {
@@ -105,9 +112,7 @@ def _black3(c: str) -> bool:
 
 def _card(text) -> str:
     """Canonical notation of one card; ValueError naming it if it is not a card."""
-    if not isinstance(text, str):
-        raise ValueError(f"unknown card {text!r}")
-    return to_str(parse(text))
+    return to_str(parse(text if isinstance(text, str) else repr(text)))
 
 
 def _cards(x) -> list[str]:
@@ -173,7 +178,9 @@ def _meld_check(cards: list[str], rules: Rules, going_out: bool) -> tuple[MeldCh
             return bad("illegal_meld", f"{k} x {c}: the pack holds {cap} (000 Card Deck)")
     special = rules.threes_special
     if special and any(_red3(c) for c in cards):
-        return bad("red3", "a red 3 is never melded: it goes face up to the side's area (000 Gameplay 5, VARIANTS 7)")
+        return bad(
+            "red3", "a red 3 is never melded: it goes face up to the side's area (000 Gameplay 5, VARIANTS 7)"
+        )
     b3 = [c for c in cards if _black3(c)] if special else []
     if b3:
         if len(b3) != n:
@@ -194,7 +201,9 @@ def _meld_check(cards: list[str], rules: Rules, going_out: bool) -> tuple[MeldCh
             )
         return MeldCheck(True, clean=True, canasta=False, rank="3", kind="black3"), None
     if n < 3:
-        return bad("illegal_meld", f"{n} card{'s' if n != 1 else ''}: a meld needs at least 3 cards (000 Gameplay 7)")
+        return bad(
+            "illegal_meld", f"{n} card{'s' if n != 1 else ''}: a meld needs at least 3 cards (000 Gameplay 7)"
+        )
     if not rules.meld_sets:
         return bad("illegal_meld", "same-rank melds are not played in this rule set")
     wilds = [c for c in cards if _wild(c)]
@@ -371,7 +380,7 @@ class LogFormatError(ValueError):
             where.append(f"action {index}")
         super().__init__(f"{': '.join(where)}: {message}" if where else message)
 
-    def at_line(self, line: int) -> "LogFormatError":
+    def at_line(self, line: int) -> LogFormatError:
         return LogFormatError(self.message, line, self.index)
 
 
@@ -447,7 +456,9 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
     for p, c in enumerate(deck):
         counts[c] += 1
         if counts[c] > pack[c]:
-            raise LogFormatError(f"deck position {p}: card {c} appears {counts[c]} times; the pack holds {pack[c]}")
+            raise LogFormatError(
+                f"deck position {p}: card {c} appears {counts[c]} times; the pack holds {pack[c]}"
+            )
     if len(deck) != sum(pack.values()):
         missing = sorted((pack - counts).elements())
         raise LogFormatError(
@@ -465,7 +476,7 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
             if k not in a:
                 raise LogFormatError(f"missing field {k!r}", index=i)
         act = a["act"]
-        if act not in _ACT_FIELDS:
+        if not isinstance(act, str) or act not in _ACT_FIELDS:
             raise LogFormatError(f"unknown act {act!r}", index=i)
         if not _is_int(a["turn"]):
             raise LogFormatError(f"{act}: 'turn' must be an integer", index=i)
@@ -576,8 +587,11 @@ def _read_lines(path) -> Iterator[tuple[int, object]]:
             yield no, json.loads(text)
         except json.JSONDecodeError as e:
             if last and not ends_with_newline:
-                yield no, LogFormatError(
-                    f"truncated file: the last line is incomplete ({e.msg} at column {e.colno})", line=no
+                yield (
+                    no,
+                    LogFormatError(
+                        f"truncated file: the last line is incomplete ({e.msg} at column {e.colno})", line=no
+                    ),
                 )
             else:
                 yield no, LogFormatError(f"invalid JSON: {e.msg} at column {e.colno}", line=no)
@@ -695,7 +709,10 @@ class _Replay:
         self.melds: list[list[_Meld]] = [[], []]
         self.red3: list[list[str]] = [[], []]
         self.morto_state = ["waiting", "waiting"]  # or "direct" / "indirect"
-        self.void_seat = [None, None]  # per side: indirect taker who has not played a turn since (002 Detalle)
+        self.void_seat = [
+            None,
+            None,
+        ]  # per side: indirect taker who has not played a turn since (002 Detalle)
         self.first_meld_turn: list[int | None] = [None] * 4
         # turn state
         self.phase = "setup"  # setup start play discarded out over
@@ -716,7 +733,8 @@ class _Replay:
     def has_canasta(self, side: int, clean_only: bool) -> bool:
         cs = self.r.canasta_size
         return any(
-            m.kind == "set" and len(m.cards) >= cs and (not clean_only or m.wilds == 0) for m in self.melds[side]
+            m.kind == "set" and len(m.cards) >= cs and (not clean_only or m.wilds == 0)
+            for m in self.melds[side]
         )
 
     def can_go_out(self, side: int) -> bool:
@@ -786,13 +804,16 @@ class _Replay:
         for m in self.melds[side]:
             if m.kind == "set" and m.rank == r:
                 ok_after = self.can_empty(side) or (
-                    len(m.cards) + 1 >= self.r.canasta_size and (not self.r.go_out_needs_clean or m.wilds == 0)
+                    len(m.cards) + 1 >= self.r.canasta_size
+                    and (not self.r.go_out_needs_clean or m.wilds == 0)
                 )
                 if after >= 2 or ok_after:
                     return True
         if after - 2 < 2 and not self.can_empty(side):
             return False
-        if not self.r.several_melds_per_rank and any(m.kind == "set" and m.rank == r for m in self.melds[side]):
+        if not self.r.several_melds_per_rank and any(
+            m.kind == "set" and m.rank == r for m in self.melds[side]
+        ):
             return False
         nats = [c for c in hand.elements() if not _wild(c) and _rank(c) == r]
         wilds = [c for c in hand if _wild(c)]
@@ -893,7 +914,9 @@ class _Replay:
         if a["turn"] != -1 or a["seat"] is not None:
             raise _Foul("out_of_turn", f"{act} is a setup action: turn -1, seat null")
         if not self.r.turn_up_first_discard:
-            raise _Foul("setup", "this rule set starts with an empty pile: no card is turned up (VARIANTS 13)")
+            raise _Foul(
+                "setup", "this rule set starts with an empty pile: no card is turned up (VARIANTS 13)"
+            )
         if self.pile:
             raise _Foul("setup", "the first discard is already turned up (000 Setup 6)")
         if not self.stock or self.stock[0] != c:
@@ -910,7 +933,9 @@ class _Replay:
             self.pile.append(self.stock.pop(0))
         else:
             if not special:
-                raise _Foul("setup", f"{c} buried: only a wild or a red 3 is buried (000 Setup 7, VARIANTS 13)")
+                raise _Foul(
+                    "setup", f"{c} buried: only a wild or a red 3 is buried (000 Setup 7, VARIANTS 13)"
+                )
             self.stock.pop(0)
             h = len(self.stock) // 2  # E3: floor(n/2) of the n remaining cards above it
             self.stock.insert(h, c)
@@ -918,7 +943,9 @@ class _Replay:
     def start_turn(self, a: dict) -> None:
         if self.phase == "setup":
             if self.r.turn_up_first_discard and not self.pile:
-                raise _Foul("setup", "the first turn starts before a first discard was turned up (000 Setup 6)")
+                raise _Foul(
+                    "setup", "the first turn starts before a first discard was turned up (000 Setup 6)"
+                )
             want = (0, self.first_seat)
         elif self.phase == "discarded":
             if self.pending_empty is not None:
@@ -929,7 +956,9 @@ class _Replay:
                         f"seat {self.seat} emptied the hand by the discard: side {SIDES[side]}'s morto is "
                         "taken at once (000 Gameplay 10, VARIANTS 9)",
                     )
-                raise _Foul("sequence", f"seat {self.seat}'s hand is empty: the player goes out (000 Gameplay 11)")
+                raise _Foul(
+                    "sequence", f"seat {self.seat}'s hand is empty: the player goes out (000 Gameplay 11)"
+                )
             if self.r.threes_special and any(_red3(c) for c in self.hands[self.seat]):
                 raise _Foul("red3", "the morto's red 3s are laid at once when it is taken (VARIANTS 7, E4)")
             if self.repl_owed and self.stock:
@@ -950,7 +979,9 @@ class _Replay:
                 "(seats play in turn clockwise from the first seat, E1)",
             )
         if want[0] >= self.r.max_turns:
-            raise _Foul("end", f"turn {want[0]}: the deal ends at the turn limit of {self.r.max_turns} turns (E12)")
+            raise _Foul(
+                "end", f"turn {want[0]}: the deal ends at the turn limit of {self.r.max_turns} turns (E12)"
+            )
         self.turn, self.seat = want
         self.phase = "start"
         self.repl_owed = 0
@@ -1044,7 +1075,8 @@ class _Replay:
         cards = a["cards"]
         if top not in cards:
             raise _Foul(
-                "closed_pile", f"the pile's top card {top} must be melded at once (000 Gameplay 3, VARIANTS 4, E10)"
+                "closed_pile",
+                f"the pile's top card {top} must be melded at once (000 Gameplay 3, VARIANTS 4, E10)",
             )
         rest = list(cards)
         rest.remove(top)
@@ -1065,9 +1097,13 @@ class _Replay:
     def _new_meld(self, a: dict, going_out: bool) -> tuple[list[str], MeldCheck]:
         side = self.seat % 2
         if self.phase == "start":
-            raise _Foul("sequence", f"{a['act']} before the draw: a turn is draw, meld, discard (000 Gameplay 1)")
+            raise _Foul(
+                "sequence", f"{a['act']} before the draw: a turn is draw, meld, discard (000 Gameplay 1)"
+            )
         if self.phase == "discarded":
-            raise _Foul("sequence", f"{a['act']} after the discard: a turn is draw, meld, discard (000 Gameplay 1)")
+            raise _Foul(
+                "sequence", f"{a['act']} after the discard: a turn is draw, meld, discard (000 Gameplay 1)"
+            )
         if a["meld"] != len(self.melds[side]):
             raise _Foul(
                 "sequence",
@@ -1085,7 +1121,9 @@ class _Replay:
         if self.capture is not None:
             self._capture_meld_check(a)
         cards, chk = self._new_meld(a, going_out=False)
-        if not self.r.several_melds_per_rank and any(m.kind == "set" and m.rank == chk.rank for m in self.melds[side]):
+        if not self.r.several_melds_per_rank and any(
+            m.kind == "set" and m.rank == chk.rank for m in self.melds[side]
+        ):
             raise _Foul(
                 "illegal_meld",
                 f"side {SIDES[side]} already has a meld of {chk.rank}s: one meld per rank in this rule set "
@@ -1101,7 +1139,8 @@ class _Replay:
             raise _Foul("black3", "black 3s are never melded in this rule set (VARIANTS 8)")
         if not a["cards"] or not all(_black3(c) for c in a["cards"]):
             raise _Foul(
-                "black3", "the black-3 set is a pure set of 3 or 4 black 3s, no wilds (000 Gameplay 6, VARIANTS 8)"
+                "black3",
+                "the black-3 set is a pure set of 3 or 4 black 3s, no wilds (000 Gameplay 6, VARIANTS 8)",
             )
         if not self.can_go_out(side):
             need = "its morto" if self.morto_state[side] == "waiting" else self.canasta_word()
@@ -1129,7 +1168,9 @@ class _Replay:
         if self.phase == "start":
             raise _Foul("sequence", "extend before the draw: a turn is draw, meld, discard (000 Gameplay 1)")
         if self.phase == "discarded":
-            raise _Foul("sequence", "extend after the discard: a turn is draw, meld, discard (000 Gameplay 1)")
+            raise _Foul(
+                "sequence", "extend after the discard: a turn is draw, meld, discard (000 Gameplay 1)"
+            )
         i, c = a["meld"], a["card"]
         if not 0 <= i < len(self.melds[side]):
             raise _Foul(
@@ -1157,7 +1198,8 @@ class _Replay:
         seat, side = self.seat, self.seat % 2
         if self.morto_state[side] != "waiting":
             raise _Foul(
-                "morto", f"side {SIDES[side]} already took its morto: one morto a side per deal (000 Gameplay 10)"
+                "morto",
+                f"side {SIDES[side]} already took its morto: one morto a side per deal (000 Gameplay 10)",
             )
         if self.pending_empty is None:
             raise _Foul(
@@ -1169,7 +1211,8 @@ class _Replay:
         if a["direct"] != direct:
             how = "by melding (direct)" if direct else "by the discard (indirect)"
             raise _Foul(
-                "morto", f"the hand was emptied {how}, the log says direct={a['direct']} (000 Gameplay 10, VARIANTS 9)"
+                "morto",
+                f"the hand was emptied {how}, the log says direct={a['direct']} (000 Gameplay 10, VARIANTS 9)",
             )
         self.hands[seat].update(self.mortos[side])
         self.morto_state[side] = "direct" if direct else "indirect"
@@ -1194,7 +1237,9 @@ class _Replay:
                 )
             self.pending_empty = "discard"
         elif self.black3_committed:
-            raise _Foul("black3", "black 3s were melded, so the player must go out this turn (000 Gameplay 6, E9)")
+            raise _Foul(
+                "black3", "black 3s were melded, so the player must go out this turn (000 Gameplay 6, E9)"
+            )
         self.pile.append(c)
         self.phase = "discarded"
 
@@ -1217,7 +1262,9 @@ class _Replay:
         fm = self.first_meld_turn[seat]
         em = bool(self.r.em_cima) and (fm is None or fm == self.turn)
         if a["em_cima"] != em:
-            why = "melded nothing before this turn" if fm is None or fm == self.turn else f"melded in turn {fm}"
+            why = (
+                "melded nothing before this turn" if fm is None or fm == self.turn else f"melded in turn {fm}"
+            )
             if not self.r.em_cima:
                 why = "em cima is off in this rule set"
             raise _Foul(
@@ -1275,7 +1322,8 @@ class _Replay:
             raise _Foul("red3", "a red 3 is laid in the side's area at once (000 Gameplay 5, E4)")
         if self.stock:
             raise _Foul(
-                "end", f"end stock_out with {len(self.stock)} cards in the stock (000 Gameplay 12, VARIANTS 14, E8)"
+                "end",
+                f"end stock_out with {len(self.stock)} cards in the stock (000 Gameplay 12, VARIANTS 14, E8)",
             )
         if self.phase == "start":
             if self.capture_possible(seat):
@@ -1363,24 +1411,43 @@ def check_log(log: dict, rules: Rules | None = None, line: int | None = None) ->
             rp.accounting()
         except _Foul as f:
             return Verdict(
-                False, f.code, f.reason, turn=a["turn"], index=i, action=raw[i], line=line, deal_index=deal,
+                False,
+                f.code,
+                f.reason,
+                turn=a["turn"],
+                index=i,
+                action=raw[i],
+                line=line,
+                deal_index=deal,
                 logged=result,
-            )  # fmt: skip
+            )
     if rp.phase != "over":
         return Verdict(
-            False, "sequence", "the log ends before the deal does (no end action)", turn=rp.turn,
-            index=len(actions), line=line, deal_index=deal, logged=result,
-        )  # fmt: skip
+            False,
+            "sequence",
+            "the log ends before the deal does (no end action)",
+            turn=rp.turn,
+            index=len(actions),
+            line=line,
+            deal_index=deal,
+            logged=result,
+        )
     scores = rp.scores()
     for s in SIDES:
         for p in SCORE_PARTS + ("score",):
             if scores[s][p] != result[s][p]:
                 return Verdict(
-                    False, "score",
+                    False,
+                    "score",
                     f"side {s} {p}: the log says {result[s][p]}, the referee computes {scores[s][p]} "
                     f"({_PART_SOURCE[p]})",
-                    turn=rp.turn, index=len(actions), line=line, deal_index=deal, scores=scores, logged=result,
-                )  # fmt: skip
+                    turn=rp.turn,
+                    index=len(actions),
+                    line=line,
+                    deal_index=deal,
+                    scores=scores,
+                    logged=result,
+                )
     return Verdict(True, turn=rp.turn, line=line, deal_index=deal, scores=scores, logged=result)
 
 
