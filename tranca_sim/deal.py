@@ -56,7 +56,6 @@ from .state import (
     SC_DECK_N,
     SC_ERRORS,
     SC_FIRST_SEAT,
-    SC_INDIRECT_SEAT,
     SC_OUT_SEAT,
     SC_OVER,
     SC_PILE_N,
@@ -70,6 +69,7 @@ from .state import (
     SE_INIT_WILDS,
     SE_MELDED,
     SE_MELDED_NOW,
+    SS_INDIRECT_SEAT,
     SS_MORTO,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
@@ -135,10 +135,10 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
     st.sc[SC_SEAT] = first_seat
     st.sc[SC_FIRST_SEAT] = first_seat
     st.sc[SC_OUT_SEAT] = -1
-    st.sc[SC_INDIRECT_SEAT] = -1
     for side in range(2):
         st.ss[side, SS_MORTO_TURN] = -1
         st.ss[side, SS_MORTO_SEAT] = -1
+        st.ss[side, SS_INDIRECT_SEAT] = -1
 
 
 @njit(cache=True, _nrt=False)
@@ -181,8 +181,8 @@ def _check(st, rp, pack, check):
 @njit(cache=True, _nrt=False)
 def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     """Play one turn of ``seat``: red 3s, draw, melds, discard (000 Gameplay 1-12)."""
-    if st.sc[SC_INDIRECT_SEAT] == seat:
-        st.sc[SC_INDIRECT_SEAT] = -1  # the indirectly taken morto is now in play
+    if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
+        st.ss[seat & 1, SS_INDIRECT_SEAT] = -1  # the indirectly taken morto is now in play
     log_event(st, EV_TURN, seat, 0, 0)
     place_red3s(st, rp, seat)
     _check(st, rp, pack, check)

@@ -66,9 +66,9 @@ from .state import (
     SC_STOCK_PTR,
     SE_HAND_N,
     SE_MELDED_NOW,
-    SS_MORTO,
     SS_CANASTAS,
     SS_CLEAN,
+    SS_MORTO,
     SS_N_MELDS,
     log_event,
 )
@@ -181,22 +181,21 @@ def _keep_ok(after, empty_ok):
 
 
 @njit(cache=True, _nrt=False)
-def _ext_makes_canasta(st, rp, side, m, natural):
-    """Would one more card on meld ``m`` give the side the canasta it needs to go out?"""
-    if st.mh[side, m, MH_N] + 1 < rp[R_CANASTA_SIZE]:
-        return False
-    if rp[R_GO_OUT_CLEAN] != 0:
-        return natural and st.mh[side, m, MH_WILD] == 0
-    return True
-
-
-@njit(cache=True, _nrt=False)
 def _empty_ok_after_ext(st, rp, side, m, natural):
+    """May the player empty the hand once one more card (a natural or a wild) is on meld ``m``?
+    The extension can make a canasta, or turn the side's only clean canasta dirty."""
     if st.ss[side, SS_MORTO] == MS_WAITING:
         return True
-    if can_go_out(st, rp, side):
-        return True
-    return _ext_makes_canasta(st, rp, side, m, natural)
+    cs = rp[R_CANASTA_SIZE]
+    n = st.mh[side, m, MH_N]
+    clean_now = st.mh[side, m, MH_WILD] == 0
+    was = 1 if n >= cs else 0
+    was_clean = 1 if (n >= cs and clean_now) else 0
+    will = 1 if n + 1 >= cs else 0
+    will_clean = 1 if (n + 1 >= cs and clean_now and natural) else 0
+    if rp[R_GO_OUT_CLEAN] != 0:
+        return st.ss[side, SS_CLEAN] - was_clean + will_clean > 0
+    return st.ss[side, SS_CANASTAS] - was + will > 0
 
 
 @njit(cache=True, _nrt=False)
@@ -291,7 +290,7 @@ def list_draw_actions(st, rp, seat, acts):
         acts[n] = act(A_CAP_OPEN, 0, 0)
         return n + 1
     t = st.pile[pn - 1]
-    if t == JOKER or is_wild(t) or is_red3(t):
+    if is_wild(t) or (is_red3(t) and rp[R_THREES_SPECIAL] != 0):
         return n
     r = rank_of(t)
     if not set_rank_ok(rp, r):

@@ -27,7 +27,6 @@ from .state import (
     MT_SET,
     SC_DECK_N,
     SC_FIRST_SEAT,
-    SC_INDIRECT_SEAT,
     SC_OUT_SEAT,
     SC_PILE_N,
     SC_SEAT,
@@ -35,11 +34,12 @@ from .state import (
     SC_TURN,
     SE_HAND_N,
     SE_MELDED,
+    SS_CANASTAS,
+    SS_CLEAN,
+    SS_INDIRECT_SEAT,
     SS_MORTO,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
-    SS_CANASTAS,
-    SS_CLEAN,
     SS_N_MELDS,
     SS_RED3,
     State,
@@ -193,6 +193,7 @@ def make_position(
     for side in range(2):
         st.ss[side, SS_MORTO_TURN] = -1
         st.ss[side, SS_MORTO_SEAT] = -1
+        st.ss[side, SS_INDIRECT_SEAT] = -1
         if side in taken_mortos:
             st.ss[side, SS_MORTO] = 1
             st.ss[side, SS_MORTO_SEAT] = taken_mortos[side]
@@ -222,7 +223,6 @@ def make_position(
     st.sc[SC_TURN] = turn
     st.sc[SC_FIRST_SEAT] = seat
     st.sc[SC_OUT_SEAT] = -1
-    st.sc[SC_INDIRECT_SEAT] = -1
     return st
 
 

@@ -51,7 +51,7 @@ SC_OUT_SEAT = 7  # seat that went out, -1
 SC_EM_CIMA = 8  # 1 if the going-out player had melded nothing before that turn
 SC_ERRORS = 9  # invariant violations found (check mode)
 SC_MELD_FULL = 10  # new melds refused because a side had MAXM rows
-SC_INDIRECT_SEAT = 11  # seat holding an indirectly taken morto not yet played, -1
+SC_UNUSED_11 = 11
 SC_LOG_ON = 12  # 1 while the action log records, 2 if it overflowed
 SC_LOG_N = 13  # ints used in ``log``
 SC_LEN = 16
@@ -92,6 +92,7 @@ SS_RED3 = 7  # red 3s in the side's area
 SS_N_MELDS = 8
 SS_CANASTAS = 9  # canastas on the table (kept up to date by melds.count_canastas)
 SS_CLEAN = 10  # clean canastas among them
+SS_INDIRECT_SEAT = 11  # seat holding the side's indirectly taken morto, not yet played; -1
 SS_LEN = 12
 
 MS_WAITING = 0

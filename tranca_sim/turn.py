@@ -57,7 +57,6 @@ from .state import (
     MT_BLACK3,
     SC_DECK_N,
     SC_EM_CIMA,
-    SC_INDIRECT_SEAT,
     SC_OUT_SEAT,
     SC_OVER,
     SC_PILE_N,
@@ -69,6 +68,7 @@ from .state import (
     SS_CANASTAS,
     SS_CAPTURES,
     SS_CLEAN,
+    SS_INDIRECT_SEAT,
     SS_MORTO,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
@@ -156,7 +156,7 @@ def take_morto(st, rp, seat, direct):
     st.ss[side, SS_MORTO_TURN] = st.sc[SC_TURN]
     st.ss[side, SS_MORTO_SEAT] = seat
     if not direct:
-        st.sc[SC_INDIRECT_SEAT] = seat
+        st.ss[side, SS_INDIRECT_SEAT] = seat
     place_red3s(st, rp, seat)
 
 
@@ -254,12 +254,11 @@ def score_deal(st, rp, out):
             rp[R_INDIRECT_VOID] != 0
             and over == END_WENT_OUT
             and not went_out
-            and st.sc[SC_INDIRECT_SEAT] >= 0
-            and (st.sc[SC_INDIRECT_SEAT] & 1) == side
+            and st.ss[side, SS_INDIRECT_SEAT] >= 0
         ):
             # 002 "Detalle": the morto taken by a discard is paid as if never taken
             morto_pen = -rp[R_MORTO_PENALTY]
-            void_seat = st.sc[SC_INDIRECT_SEAT]
+            void_seat = st.ss[side, SS_INDIRECT_SEAT]
         hand_pen = 0
         for seat in range(side, 4, 2):
             if seat == void_seat:
