@@ -38,6 +38,16 @@ def _positive_int(text: str) -> int:
     return v
 
 
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {v}")
+    return v
+
+
 def _seed(text: str) -> int:
     try:
         v = int(text)
@@ -95,6 +105,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("summarize", help="print the summary of a run file")
     m.add_argument("path", help="a Parquet file written by 'tranca-sim simulate'")
+
+    r = sub.add_parser("replay", help="play a deal of a run again and print it turn by turn")
+    r.add_argument("path", help="a Parquet run file")
+    r.add_argument("--deal", type=_nonneg_int, required=True, help="deal index in the run")
+    r.add_argument("--html", metavar="OUT", help="also draw the table at --turn as an HTML/SVG page")
+    r.add_argument("--turn", type=_nonneg_int, default=None, help="turn to draw (default: the last)")
+    r.add_argument("--force", action="store_true", help="overwrite an existing --html file")
+
+    c = sub.add_parser("check", help="referee deals of a run (or a deal-log file) independently")
+    c.add_argument("path", help="a Parquet run file, or a .jsonl deal-log file")
+    c.add_argument("--sample", type=_positive_int, default=200, help="deals of a run to check; default 200")
 
     sub.add_parser("presets", help="list the rule presets")
     sub.add_parser("strategies", help="list the strategies and their parameters")
@@ -161,6 +182,75 @@ def _cmd_summarize(a) -> None:
     print(format_summary(summarize(df, labels=labels), title=_title(meta)))
 
 
+def _cmd_replay(a) -> None:
+    from .replay import format_deal, regenerate, table_html, write_text_atomic
+
+    try:
+        log = regenerate(a.path, a.deal)
+    except ValueError as e:
+        _fail(str(e))
+    print(format_deal(log))
+    if a.html:
+        n_turns = sum(1 for x in log["actions"] if x["act"] == "turn")
+        turn = n_turns - 1 if a.turn is None else a.turn
+        try:
+            page = table_html(log, turn)
+            write_text_atomic(a.html, page, force=a.force)
+        except (ValueError, OSError) as e:
+            _fail(str(e))
+        print(f"wrote {a.html} (the table after turn {turn})")
+
+
+def _cmd_check(a) -> None:
+    from . import referee
+
+    if str(a.path).endswith(".jsonl"):
+        try:
+            verdicts = list(referee.check_file(a.path))
+        except OSError as e:
+            _fail(f"cannot read {a.path}: {e.strerror or e}")
+        source = a.path
+    else:
+        verdicts, source = _check_run(a.path, a.sample)
+    agreed, total, bad = referee.summary(verdicts)
+    for v in bad[:10]:
+        print(f"DISAGREE {v}")
+    print(f"{agreed} of {total} deals agreed with the referee ({source})")
+    if bad:
+        raise SystemExit(1)
+
+
+def _check_run(path, sample: int):
+    """Referee ``sample`` deals of a run, drawn with the run's seed; also compare each
+    referee score with the run file's rows for that deal."""
+    import numpy as np
+
+    from . import referee
+    from .io import load_meta, load_run
+    from .replay import regenerate
+
+    meta = load_meta(path)
+    deals = int(meta.get("deals", 0))
+    k = min(sample, deals)
+    idx = sorted(
+        int(i) for i in np.random.default_rng(int(meta.get("master_seed", 0))).choice(deals, k, replace=False)
+    )
+    df = load_run(path, backend="pandas", columns=["deal_index", "side", "score"])
+    scores = df.set_index(["deal_index", "side"])["score"]
+    verdicts = []
+    for i in idx:
+        v = referee.check_log(regenerate(path, i))
+        if v.ok and [scores.get((i, 0)), scores.get((i, 1))] != [
+            v.scores["A"]["score"],
+            v.scores["B"]["score"],
+        ]:
+            v = referee.Verdict(
+                False, "run_file", "the run file's scores differ from the replayed deal", deal_index=i
+            )
+        verdicts.append(v)
+    return verdicts, f"{k} deals sampled from {path}"
+
+
 def _cmd_presets(a) -> None:
     from .rules import PLANNED_PRESETS, PRESETS
 
@@ -223,6 +313,8 @@ def main(argv=None) -> int:
     command = {
         "simulate": _cmd_simulate,
         "summarize": _cmd_summarize,
+        "replay": _cmd_replay,
+        "check": _cmd_check,
         "presets": _cmd_presets,
         "strategies": _cmd_strategies,
     }[args.command]

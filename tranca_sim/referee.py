@@ -1469,3 +1469,29 @@ def summary(verdicts: Iterable[Verdict]) -> tuple[int, int, list[Verdict]]:
     vs = list(verdicts)
     bad = [v for v in vs if not v.ok]
     return len(vs) - len(bad), len(vs), bad
+
+
+def walk(log: dict, rules: Rules | None = None) -> Iterator[tuple[int, dict, _Replay]]:
+    """Replay a log and yield ``(index, action, table)`` after each action.
+
+    ``table`` is the referee's live model of the table (hands, mortos, stock,
+    pile, melds, red-3 areas; attributes as in the class ``_Replay``), updated
+    in place: read it before the next step, never modify it.  Used by
+    :mod:`tranca_sim.replay` to print and draw deals.
+
+    Raises
+    ------
+    LogFormatError
+        For a malformed log.
+    ValueError
+        At the first illegal action, with the referee's reason.
+    """
+    rules, deck, actions, _ = _normalize(log, rules)
+    table = _Replay(rules, deck, log["first_seat"])
+    yield -1, {"act": "deal", "turn": -1, "seat": None}, table
+    for i, a in enumerate(actions):
+        try:
+            table.step(a)
+        except _Foul as f:
+            raise ValueError(f"action {i} (turn {a['turn']}): {f.code}: {f.reason}") from None
+        yield i, a, table

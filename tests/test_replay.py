@@ -1,0 +1,116 @@
+"""replay and check: any deal of a run regenerated, printed, drawn and refereed."""
+
+import json
+import re
+
+import pytest
+
+from tranca_sim.cli import main
+from tranca_sim.io import load_run
+from tranca_sim.log import play_logged, write_logs
+from tranca_sim.positions import stack_deck
+from tranca_sim.replay import format_deal, regenerate, table_html
+from tranca_sim.run import run_simulation
+
+
+@pytest.fixture(scope="module")
+def run_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "run.parquet"
+    run_simulation("tranca", 30, 4, "basic", "random", out, progress=False, log_deals="0,1,2")
+    return out
+
+
+def test_replay_prints_every_turn_and_the_run_scores(run_file):
+    df = load_run(run_file, backend="pandas")
+    for deal in (0, 13, 29):
+        text = format_deal(regenerate(run_file, deal))
+        rows = df[df.deal_index == deal].sort_values("side")
+        turns = re.findall(r"^turn (\d+) ", text, flags=re.M)
+        assert [int(t) for t in turns] == list(range(rows.n_turns.iloc[0]))
+        total = re.search(r"^  total\s+(-?\d+)\s+(-?\d+)$", text, flags=re.M)
+        assert [int(total[1]), int(total[2])] == rows.score.tolist()
+        parts = {
+            "melded cards": "melded_points",
+            "canasta bonus": "canasta_bonus",
+            "red 3s": "red3_points",
+            "going out": "going_out_bonus",
+            "morto not taken": "morto_penalty",
+            "cards in hand": "hand_penalty",
+        }
+        for label, col in parts.items():
+            m = re.search(rf"^  {label}\s+(-?\d+)\s+(-?\d+)$", text, flags=re.M)
+            assert [int(m[1]), int(m[2])] == rows[col].tolist(), label
+
+
+def test_replay_of_a_stacked_deal_reads_like_the_rules(tranca):
+    """Seat 0 holds three kings, a pair of queens and a red 3: at its first turn it lays the red 3
+    and draws its replacement (000 Gameplay 5), then draws, melds the kings (basic lays naturals)."""
+    deck = stack_deck(
+        tranca,
+        hands={0: "KC KD KH QC QD 3D 5C 6C 8C 9C 10C"},
+        stock="7H AS JD",  # 7H turned up; AS replaces the red 3; JD is the draw
+    )
+    log = play_logged(tranca, ("basic", "passive"), 0, 0, deck=deck, first_seat=0)
+    text = format_deal(log)
+    assert "7H turned up as the first discard" in text
+    first_turn = text.split("turn 1 ")[0].split("turn 0 ")[1]
+    assert "lays 3D in side A's red-3 area" in first_turn
+    assert first_turn.index("draws AS") < first_turn.index("draws JD")
+    assert "hand after the draw (12): 5C 6C 8C 9C 10C JD QC QD KC KD KH AS" in first_turn
+    assert "melds KC KD KH as side A meld 0" in first_turn
+
+
+def test_table_html_draws_every_visible_card(run_file):
+    log = regenerate(run_file, 5)
+    page = table_html(log, 6)
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "after turn 6" in page
+    # hands, melds, red 3s and the top 12 of the pile are drawn as cards
+    n_cards = page.count("<rect")
+    assert 30 <= n_cards <= 108
+    with pytest.raises(ValueError, match="not in deal"):
+        table_html(log, 10_000)
+
+
+def test_cli_replay_and_check(run_file, tmp_path, capsys):
+    html = tmp_path / "t.html"
+    assert main(["replay", str(run_file), "--deal", "3", "--html", str(html), "--turn", "2"]) == 0
+    assert html.exists() and "<svg" in html.read_text()
+    assert main(["check", str(run_file), "--sample", "12"]) == 0
+    assert "12 of 12 deals agreed" in capsys.readouterr().out
+    logs = str(run_file).replace(".parquet", ".log.jsonl")
+    assert main(["check", logs]) == 0
+    assert "3 of 3 deals agreed" in capsys.readouterr().out
+
+
+def test_cli_check_reports_a_tampered_log(run_file, tmp_path, capsys):
+    logs = str(run_file).replace(".parquet", ".log.jsonl")
+    with open(logs) as f:
+        deals = [json.loads(line) for line in f]
+    deals[1]["result"]["A"]["score"] += 10
+    bad = tmp_path / "bad.log.jsonl"
+    write_logs(bad, deals)
+    with pytest.raises(SystemExit) as e:
+        main(["check", str(bad)])
+    assert e.value.code == 1
+    out = capsys.readouterr().out
+    assert "DISAGREE line 2" in out and "2 of 3 deals agreed" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["replay", "nosuch.parquet", "--deal", "0"], "nosuch.parquet"),
+        (["replay", "RUN", "--deal", "30"], "deal 30 is not in"),
+        (["replay", "RUN", "--deal", "-1"], "must be 0 or more"),
+        (["replay", "RUN", "--deal", "1", "--html", "HTML", "--turn", "999"], "turn 999 is not in"),
+        (["check", "nosuch.jsonl"], "cannot read"),
+    ],
+)
+def test_cli_bad_input(run_file, tmp_path, capsys, argv, message):
+    argv = [str(run_file) if a == "RUN" else str(tmp_path / "x.html") if a == "HTML" else a for a in argv]
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "x.html").exists()
