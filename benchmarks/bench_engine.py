@@ -34,8 +34,12 @@ STARTUP = (
 
 def _commit() -> str:
     try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True, check=False)
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True, check=False
+        )
         return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except OSError:
         return "unknown"
@@ -56,8 +60,10 @@ def main() -> int:
 
     import numba
 
-    print(f"commit {_commit()}  numba {numba.__version__}  cores {os.cpu_count()}  "
-          f"max threads {numba.config.NUMBA_NUM_THREADS}")
+    print(
+        f"commit {_commit()}  numba {numba.__version__}  cores {os.cpu_count()}  "
+        f"max threads {numba.config.NUMBA_NUM_THREADS}"
+    )
     if not args.no_compile:
         with tempfile.TemporaryDirectory() as tmp:
             first = _startup_seconds(tmp)
@@ -80,8 +86,10 @@ def main() -> int:
             dt = time.perf_counter() - t
             rates[threads] = args.deals / dt
             out = (c["end_reason"][::2] == 1).mean()
-            print(f"{a} vs {b}: {args.deals} deals, {threads} thread(s): {rates[threads]:,.0f} deals/s  "
-                  f"({dt:.2f} s; went out {out:.1%}, mean turns {c['n_turns'][::2].mean():.1f})")
+            print(
+                f"{a} vs {b}: {args.deals} deals, {threads} thread(s): {rates[threads]:,.0f} deals/s  "
+                f"({dt:.2f} s; went out {out:.1%}, mean turns {c['n_turns'][::2].mean():.1f})"
+            )
         if len(rates) == 2:
             print(f"  speed-up 2 threads / 1 thread: {rates[max_threads] / rates[1]:.2f}x")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

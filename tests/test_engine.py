@@ -9,7 +9,11 @@ from tranca_sim.cards import N_KINDS
 from tranca_sim.engine import deck_of, play_deck, simulate_chunk
 from tranca_sim.rules import RulesError, get_preset
 
-COMPARED = [n for n, _, _ in schema.COLUMNS if n not in ("preset", "master_seed", "strategy", "strategy_params", "version")]
+COMPARED = [
+    n
+    for n, _, _ in schema.COLUMNS
+    if n not in ("preset", "master_seed", "strategy", "strategy_params", "version")
+]
 
 
 def _same(a, b):

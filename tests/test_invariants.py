@@ -9,7 +9,13 @@ from tranca_sim.engine import simulate_chunk
 from tranca_sim.rules import PRESETS
 from tranca_sim.state import END_REASONS
 
-PAIRS = [("basic", "basic"), ("random", "random"), ("basic", "random"), ("passive", "basic"), ("random", "passive")]
+PAIRS = [
+    ("basic", "basic"),
+    ("random", "random"),
+    ("basic", "random"),
+    ("passive", "basic"),
+    ("random", "passive"),
+]
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: "-".join(p))

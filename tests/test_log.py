@@ -51,7 +51,21 @@ def test_log_turns_follow_the_seats(tranca):
     assert turns == list(range(len(turns)))
     seats = [a["seat"] for a in g["actions"] if a["act"] == "turn"]
     assert all((b - a) % 4 == 1 for a, b in itertools.pairwise(seats))
-    assert np.isin([a["act"] for a in g["actions"]], [
-        "turn_up", "bury", "turn", "red3", "draw", "take_pile", "meld", "extend", "black3",
-        "morto", "discard", "go_out", "end",
-    ]).all()
+    assert np.isin(
+        [a["act"] for a in g["actions"]],
+        [
+            "turn_up",
+            "bury",
+            "turn",
+            "red3",
+            "draw",
+            "take_pile",
+            "meld",
+            "extend",
+            "black3",
+            "morto",
+            "discard",
+            "go_out",
+            "end",
+        ],
+    ).all()

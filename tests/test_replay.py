@@ -25,9 +25,9 @@ def test_replay_prints_every_turn_and_the_run_scores(run_file):
     for deal in (0, 13, 29):
         text = format_deal(regenerate(run_file, deal))
         rows = df[df.deal_index == deal].sort_values("side")
-        turns = re.findall(r"^turn (\d+) ", text, flags=re.M)
+        turns = re.findall(r"^turn (\d+) ", text, flags=re.MULTILINE)
         assert [int(t) for t in turns] == list(range(rows.n_turns.iloc[0]))
-        total = re.search(r"^  total\s+(-?\d+)\s+(-?\d+)$", text, flags=re.M)
+        total = re.search(r"^  total\s+(-?\d+)\s+(-?\d+)$", text, flags=re.MULTILINE)
         assert [int(total[1]), int(total[2])] == rows.score.tolist()
         parts = {
             "melded cards": "melded_points",
@@ -38,7 +38,7 @@ def test_replay_prints_every_turn_and_the_run_scores(run_file):
             "cards in hand": "hand_penalty",
         }
         for label, col in parts.items():
-            m = re.search(rf"^  {label}\s+(-?\d+)\s+(-?\d+)$", text, flags=re.M)
+            m = re.search(rf"^  {label}\s+(-?\d+)\s+(-?\d+)$", text, flags=re.MULTILINE)
             assert [int(m[1]), int(m[2])] == rows[col].tolist(), label
 
 

@@ -259,17 +259,24 @@ def simulate_chunk(
         raise ValueError(f"need start >= 0 and count >= 1, got start={start}, count={count}")
     out_side = np.zeros((count, 2, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((count, S.OD_LEN), dtype=np.int32)
-    _simulate_nb(rp, sids, prm, np.uint64(seed), np.int64(start), np.int64(count), bool(check), out_side, out_deal)
+    _simulate_nb(
+        rp, sids, prm, np.uint64(seed), np.int64(start), np.int64(count), bool(check), out_side, out_deal
+    )
     return columns_from_outputs(out_side, out_deal, int(start))
 
 
 def deck_of(rules: Rules, master_seed: int, deal_index: int) -> list[int]:
     """The shuffled pack of deal ``deal_index`` as card kinds, position 0 = top."""
-    return [int(k) for k in _deal_deck_nb(rules.to_array(), np.uint64(_check_seed(master_seed)), np.int64(deal_index))]
+    return [
+        int(k)
+        for k in _deal_deck_nb(rules.to_array(), np.uint64(_check_seed(master_seed)), np.int64(deal_index))
+    ]
 
 
 def _as_deck(rules: Rules, deck) -> np.ndarray:
-    kinds = [parse(c) if isinstance(c, str) else int(c) for c in (deck.split() if isinstance(deck, str) else deck)]
+    kinds = [
+        parse(c) if isinstance(c, str) else int(c) for c in (deck.split() if isinstance(deck, str) else deck)
+    ]
     arr = np.array(kinds, dtype=np.int16)
     want = np.zeros(N_KINDS, dtype=np.int64)
     want[:52] = 2

@@ -63,7 +63,14 @@ def decode(records: np.ndarray) -> list[dict]:
         i += 1
         base = {"turn": turn, "seat": seat}
         if code in (EV_TURN_UP, EV_BURY):
-            out.append({"turn": -1, "seat": None, "act": "turn_up" if code == EV_TURN_UP else "bury", "card": to_str(a)})
+            out.append(
+                {
+                    "turn": -1,
+                    "seat": None,
+                    "act": "turn_up" if code == EV_TURN_UP else "bury",
+                    "card": to_str(a),
+                }
+            )
         elif code == EV_TURN:
             out.append({**base, "act": "turn"})
         elif code == EV_RED3:
@@ -77,7 +84,9 @@ def decode(records: np.ndarray) -> list[dict]:
             if len(cards) != b or any(r[0] != EV_CARD for r in rec[i : i + b]):
                 raise ValueError(f"log record {i}: a meld header not followed by its {b} cards")
             i += b
-            out.append({**base, "act": "meld" if code == EV_NEW_MELD else "black3", "meld": a, "cards": cards})
+            out.append(
+                {**base, "act": "meld" if code == EV_NEW_MELD else "black3", "meld": a, "cards": cards}
+            )
         elif code == EV_EXTEND:
             out.append({**base, "act": "extend", "meld": a, "card": to_str(b)})
         elif code == EV_MORTO:

@@ -201,7 +201,9 @@ def make_position(
         else:
             ks = _cards(mortos.get(side))
             if not ks:
-                raise ValueError(f"position: side {side}'s morto is waiting but has no cards; give it or mark it taken")
+                raise ValueError(
+                    f"position: side {side}'s morto is waiting but has no cards; give it or mark it taken"
+                )
             for k in ks:
                 st.morto[side, k] += 1
             st.ss[side, SS_MORTO] = MS_WAITING

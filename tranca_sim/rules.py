@@ -147,11 +147,15 @@ class Rules:
         if self.stock_out not in (STOCK_OUT_PLAY_ON, STOCK_OUT_MORTO):
             raise RulesError(f"{self.name}: stock_out must be 0 (play on) or 1 (morto becomes stock)")
         if self.stock_out != STOCK_OUT_PLAY_ON:
-            raise RulesError(f"{self.name}: stock_out=1 (morto becomes stock) is not played by this engine version yet")
+            raise RulesError(
+                f"{self.name}: stock_out=1 (morto becomes stock) is not played by this engine version yet"
+            )
         if self.n_jokers and self.card_values == "003":
             raise RulesError(f"{self.name}: the 003 card values have no joker value; use n_jokers=0")
         if self.first_player_redraw:
-            raise RulesError(f"{self.name}: the first-player redraw (003) is not played by this engine version yet")
+            raise RulesError(
+                f"{self.name}: the first-player redraw (003) is not played by this engine version yet"
+            )
         if self.max_turns < 10:
             raise RulesError(f"{self.name}: max_turns must be at least 10")
         return self
@@ -241,7 +245,15 @@ PRESETS: dict[str, Rules] = {
 }
 
 #: presets of VARIANTS.md that later engine versions will play
-PLANNED_PRESETS = ("tranca-carioca", "tranca-2p", "tranca-3p", "tranca-br", "tranca-sp", "buraco", "buraco-fechado")
+PLANNED_PRESETS = (
+    "tranca-carioca",
+    "tranca-2p",
+    "tranca-3p",
+    "tranca-br",
+    "tranca-sp",
+    "buraco",
+    "buraco-fechado",
+)
 
 
 def get_preset(name: str) -> Rules:
