@@ -152,6 +152,8 @@ def choose_discard(prm, obs, rng):
     seat = obs.pub[PUB_SEAT]
     opp = 1 - side
     nxt = (seat + 1) % 4
+    own_ranks = _set_ranks(obs, side)  # bit r set: the side has a same-rank meld of rank r
+    opp_ranks = _set_ranks(obs, opp) if prm[P_SAFE_DISCARD] != 0.0 else 0
     best = -1
     best_keep = 1 << 30
     for k in range(N_KINDS):
@@ -165,18 +167,23 @@ def choose_discard(prm, obs, rng):
         else:
             r = k % 13 + 1
             keep = 20 * n_naturals(hand, r) - obs.rp[R_VALUES + k] // 5
-            for m in range(obs.pub[PUB_N_MELDS + side]):
-                if obs.mh[side, m, MH_TYPE] == MT_SET and obs.mh[side, m, MH_RANK] == r:
-                    keep += 40
-                    break
+            if own_ranks & (1 << r):
+                keep += 40
             if prm[P_SAFE_DISCARD] != 0.0:
-                for m in range(obs.pub[PUB_N_MELDS + opp]):
-                    if obs.mh[opp, m, MH_TYPE] == MT_SET and obs.mh[opp, m, MH_RANK] == r:
-                        keep += 60
-                        break
+                if opp_ranks & (1 << r):
+                    keep += 60  # the next player could take the pile with it
                 if n_naturals(obs.taken[nxt], r) > 0:
                     keep += 30
         if keep < best_keep:
             best_keep = keep
             best = k
     return best
+
+
+@njit(cache=True, inline="always")
+def _set_ranks(obs, side):
+    bits = 0
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        if obs.mh[side, m, MH_TYPE] == MT_SET:
+            bits |= 1 << obs.mh[side, m, MH_RANK]
+    return bits
