@@ -1,0 +1,231 @@
+"""Rule questions: is a set of cards a legal new meld, and what does a side score."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..rules import Rules
+from .cards import _RANKS, _black3, _cards, _default_rules, _rank, _red3, _value, _wild
+
+#: score parts of a log's ``result`` (each side), in the order they are compared; ``score`` is their sum
+SCORE_PARTS = (
+    "melded_points",
+    "canasta_bonus",
+    "red3_points",
+    "going_out_bonus",
+    "morto_penalty",
+    "hand_penalty",
+)
+
+
+@dataclass(frozen=True)
+class MeldCheck:
+    """Answer of :func:`validate_meld`.
+
+    ``legal``: the cards form a legal new meld.  ``clean``: no wild card
+    (canasta limpa if it is a canasta).  ``canasta``: ``canasta_size`` cards or
+    more (a black-3 set never is).  ``reason``: why not, with the rule's
+    source, or ``None`` when legal.  ``rank``: the meld's rank (``"K"``,
+    ``"3"`` for a black-3 set), ``kind``: ``"set"`` or ``"black3"``.
+    """
+
+    legal: bool
+    clean: bool = False
+    canasta: bool = False
+    reason: str | None = None
+    rank: str | None = None
+    kind: str | None = None
+
+
+def _meld_check(cards: list[str], rules: Rules, going_out: bool) -> tuple[MeldCheck, str | None]:
+    """MeldCheck plus a short error code for the referee (``None`` when legal)."""
+
+    def bad(code: str, reason: str) -> tuple[MeldCheck, str]:
+        return MeldCheck(False, reason=reason), code
+
+    n = len(cards)
+    for c, k in sorted(Counter(cards).items()):
+        cap = rules.n_jokers if c == "JK" else 2
+        if k > cap:
+            return bad("illegal_meld", f"{k} x {c}: the pack holds {cap} (000 Card Deck)")
+    special = rules.threes_special
+    if special and any(_red3(c) for c in cards):
+        return bad(
+            "red3", "a red 3 is never melded: it goes face up to the side's area (000 Gameplay 5, VARIANTS 7)"
+        )
+    b3 = [c for c in cards if _black3(c)] if special else []
+    if b3:
+        if len(b3) != n:
+            return bad(
+                "black3",
+                "black 3s cannot be melded with other cards; only a pure set of 3 or 4 black 3s, "
+                "on the turn the side goes out (000 Gameplay 6, VARIANTS 8)",
+            )
+        if not rules.black3_on_going_out:
+            return bad("black3", "black 3s are never melded in this rule set (VARIANTS 8)")
+        if n < 3:
+            return bad("illegal_meld", f"{n} cards: a meld needs at least 3 cards (000 Gameplay 7)")
+        if not going_out:
+            return bad(
+                "black3",
+                "black 3s may be melded only as a pure set of 3 or 4 on the turn the side goes out "
+                "(000 Gameplay 6, VARIANTS 8, E9)",
+            )
+        return MeldCheck(True, clean=True, canasta=False, rank="3", kind="black3"), None
+    if n < 3:
+        return bad(
+            "illegal_meld", f"{n} card{'s' if n != 1 else ''}: a meld needs at least 3 cards (000 Gameplay 7)"
+        )
+    if not rules.meld_sets:
+        return bad("illegal_meld", "same-rank melds are not played in this rule set")
+    wilds = [c for c in cards if _wild(c)]
+    nats = [c for c in cards if not _wild(c)]
+    ranks = sorted({_rank(c) for c in nats}, key=_RANKS.index)
+    if len(ranks) > 1:
+        return bad(
+            "illegal_meld",
+            f"naturals of ranks {', '.join(ranks)}: a meld is cards of one rank (000 Gameplay 7)",
+        )
+    if len(wilds) > rules.max_wilds:
+        return bad(
+            "illegal_meld",
+            f"{len(wilds)} wild cards: at most {rules.max_wilds} in a meld (000 Gameplay 7, VARIANTS 2)",
+        )
+    if len(nats) < rules.min_naturals:
+        word = "card" if len(nats) == 1 else "cards"
+        return bad(
+            "illegal_meld",
+            f"{len(nats)} natural {word}: a meld needs at least {rules.min_naturals} naturals of its rank "
+            "(000 Gameplay 7, VARIANTS 2)",
+        )
+    return MeldCheck(True, clean=not wilds, canasta=n >= rules.canasta_size, rank=ranks[0], kind="set"), None
+
+
+def validate_meld(cards, rules: Rules | None = None, going_out: bool = False) -> MeldCheck:
+    """Is ``cards`` a legal new meld under ``rules``?
+
+    Parameters
+    ----------
+    cards : list of notations or a space-separated string, e.g. ``"KH KD 2C"``
+        (see the module docstring for the notation).
+    rules : a :class:`~tranca_sim.rules.Rules` (default: the ``tranca`` preset).
+    going_out : the meld is laid on the turn its side goes out; only then is a
+        pure set of 3 or 4 black 3s legal (000 Gameplay 6, VARIANTS 8).
+
+    Returns
+    -------
+    MeldCheck
+        ``legal``, ``clean``, ``canasta`` and, when illegal, ``reason``
+        naming the rule and its source.  Checked: at least 3 cards; one rank
+        among the naturals; at most ``max_wilds`` wilds (jokers and 2s) and at
+        least ``min_naturals`` naturals (000 Gameplay 7, VARIANTS 2); red 3s
+        never melded; black 3s only as the going-out set; no more copies of a
+        card than the pack holds.  Same-rank melds only (runs are not played
+        yet).  Whether the side may hold another meld of that rank is a
+        question about the table, not the cards, and is not asked here.
+
+    Raises
+    ------
+    ValueError
+        If a card is not in the notation (``"unknown card '1X'"``).
+
+    Examples
+    --------
+    >>> validate_meld("KH KD 2C").legal, validate_meld("KH KD 2C").clean
+    (True, False)
+    >>> validate_meld("KH KD KC 2C JK 2D").reason
+    '3 wild cards: at most 2 in a meld (000 Gameplay 7, VARIANTS 2)'
+    """
+    return _meld_check(_cards(cards), rules or _default_rules(), going_out)[0]
+
+
+def score_side(
+    melds,
+    red3=0,
+    hand_cards=(),
+    went_out: bool = False,
+    em_cima: bool = False,
+    morto_taken: bool = True,
+    rules: Rules | None = None,
+) -> dict:
+    """Score one side in a finished position (000 Scoring; VARIANTS Card values, 11, 12).
+
+    Parameters
+    ----------
+    melds : list of melds, each a list of notations or a space-separated string
+        (a pure black-3 set scores its cards and is never a canasta).
+    red3 : number of red 3s in the side's area, or the red 3s themselves.
+    hand_cards : every card left in both partners' hands (list or string).
+    went_out : a player of the side went out (bater).
+    em_cima : that player had melded nothing in an earlier turn (the going-out
+        bonus is then ``em_cima_bonus`` when ``rules.em_cima``).
+    morto_taken : the side took its morto (else ``-morto_penalty``; the
+        morto's cards are not counted, VARIANTS 12).
+    rules : default the ``tranca`` preset.
+
+    Returns
+    -------
+    dict
+        ``melded_points`` (card values of the melded cards), ``canasta_bonus``
+        (clean x ``clean_bonus`` + dirty x ``dirty_bonus``), ``red3_points``
+        (+``red3_value`` each with a canasta, minus each without),
+        ``going_out_bonus``, ``morto_penalty`` (<= 0), ``hand_penalty`` (<= 0),
+        ``score`` = their sum (the name used by a log's ``result``) and the
+        same number as ``total``; also ``canastas_clean``, ``canastas_dirty``,
+        ``red3_count``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown card or an illegal meld.
+
+    Examples
+    --------
+    The worked example of docs/rules.md 3.24 (side A went out, not em cima):
+
+    >>> score_side(["KC KC KD KD KH KH KS", "5C 5D 5H JK"], red3=1, hand_cards=[],
+    ...            went_out=True)["total"]
+    535
+    """
+    rules = rules or _default_rules()
+    melded = clean = dirty = 0
+    for i, m in enumerate(melds):
+        cs = _cards(m)
+        chk, _ = _meld_check(cs, rules, going_out=True)
+        if not chk.legal:
+            raise ValueError(f"meld {i} ({' '.join(cs)}) is not legal: {chk.reason}")
+        melded += sum(_value(c, rules) for c in cs)
+        if chk.canasta:
+            if chk.clean:
+                clean += 1
+            else:
+                dirty += 1
+    if isinstance(red3, int):
+        n_red3 = red3
+    else:
+        r3 = _cards(red3)
+        if rules.threes_special and not all(_red3(c) for c in r3):
+            raise ValueError("only red 3s go in a side's red-3 area")
+        n_red3 = len(r3)
+    red3_points = n_red3 * rules.red3_value * (1 if clean + dirty else -1)
+    canasta_bonus = clean * rules.clean_bonus + dirty * rules.dirty_bonus
+    going_out_bonus = 0
+    if went_out:
+        going_out_bonus = rules.em_cima_bonus if (em_cima and rules.em_cima) else rules.going_out_bonus
+    morto_penalty = 0 if morto_taken else -rules.morto_penalty
+    hand_penalty = -sum(_value(c, rules) for c in _cards(hand_cards))
+    total = melded + canasta_bonus + red3_points + going_out_bonus + morto_penalty + hand_penalty
+    return {
+        "melded_points": melded,
+        "canasta_bonus": canasta_bonus,
+        "red3_points": red3_points,
+        "going_out_bonus": going_out_bonus,
+        "morto_penalty": morto_penalty,
+        "hand_penalty": hand_penalty,
+        "score": total,
+        "total": total,
+        "canastas_clean": clean,
+        "canastas_dirty": dirty,
+        "red3_count": n_red3,
+    }

@@ -1,0 +1,214 @@
+"""The referee's model of the table: its state, the questions asked of it, its score.
+
+The actions are played on it by :class:`tranca_sim.referee.actions._Replay`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..rules import Rules
+from .cards import SIDES, _black3, _pack, _rank, _red3, _wild
+from .questions import _meld_check, score_side
+
+
+class _Foul(Exception):
+    def __init__(self, code: str, reason: str):
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+@dataclass
+class _Meld:
+    kind: str  # "set" | "black3"
+    rank: str
+    cards: list[str] = field(default_factory=list)
+
+    @property
+    def wilds(self) -> int:
+        return sum(1 for c in self.cards if _wild(c))
+
+
+class _Table:
+    """The table: hands, mortos, stock, pile, melds, red-3 areas and the turn state."""
+
+    def __init__(self, rules: Rules, deck: list[str], first_seat: int):
+        self.r = rules
+        self.pack = _pack(rules)
+        self.first_seat = first_seat
+        hs, ms = rules.hand_size, rules.morto_size
+        self.hands = [Counter() for _ in range(4)]
+        p = 0
+        for j in range(4 * hs):  # E2: one card at a time clockwise from the first seat
+            self.hands[(first_seat + j) % 4][deck[p]] += 1
+            p += 1
+        self.mortos = [deck[p : p + ms], deck[p + ms : p + 2 * ms]]
+        p += 2 * ms
+        self.stock = deck[p:]  # index 0 = top
+        self.pile: list[str] = []  # bottom first
+        self.melds: list[list[_Meld]] = [[], []]
+        self.red3: list[list[str]] = [[], []]
+        self.morto_state = ["waiting", "waiting"]  # or "direct" / "indirect"
+        self.void_seat = [
+            None,
+            None,
+        ]  # per side: indirect taker who has not played a turn since (002 Detalle)
+        self.first_meld_turn: list[int | None] = [None] * 4
+        # turn state
+        self.phase = "setup"  # setup start play discarded out over
+        self.turn = -1
+        self.seat: int | None = None
+        self.repl_owed = 0
+        self.capture: tuple[str, Counter] | None = None  # (top card, hand before the capture)
+        self.pending_empty: str | None = None  # "meld" | "discard": hand emptied, morto or go_out next
+        self.black3_committed = False
+        self.end_reason: str | None = None
+        self.out_seat: int | None = None
+        self.em_cima = False
+
+    # ---- small helpers --------------------------------------------------------------
+    def n_hand(self, seat: int) -> int:
+        return sum(self.hands[seat].values())
+
+    def has_canasta(self, side: int, clean_only: bool) -> bool:
+        cs = self.r.canasta_size
+        return any(
+            m.kind == "set" and len(m.cards) >= cs and (not clean_only or m.wilds == 0)
+            for m in self.melds[side]
+        )
+
+    def can_go_out(self, side: int) -> bool:
+        """000 Gameplay 11, VARIANTS 10: morto taken and the preset's canasta."""
+        return self.morto_state[side] != "waiting" and self.has_canasta(side, self.r.go_out_needs_clean)
+
+    def can_empty(self, side: int) -> bool:
+        """The hand may be emptied: to take the morto, or to go out (VARIANTS 10, E6)."""
+        return self.morto_state[side] == "waiting" or self.can_go_out(side)
+
+    def locked_by(self) -> str | None:
+        if not self.pile:
+            return None
+        t = self.pile[-1]
+        if self.r.lock_by_wild and _wild(t):
+            return "a wild card (2 or joker)"
+        if self.r.lock_by_black3 and _black3(t):
+            return "a black 3"
+        return None
+
+    def take_from_hand(self, seat: int, cards: list[str]) -> None:
+        need = Counter(cards)
+        h = self.hands[seat]
+        for c, k in need.items():
+            if h[c] < k:
+                held = "" if h[c] == 0 else f" (seat {seat} holds {h[c]})"
+                raise _Foul("not_in_hand", f"card {c} is not in seat {seat}'s hand{held}")
+        h.subtract(need)
+        for c in need:
+            if h[c] == 0:
+                del h[c]
+
+    def canasta_word(self) -> str:
+        return "a clean canasta" if self.r.go_out_needs_clean else "a canasta"
+
+    def keep_check(self, seat: int) -> None:
+        """E6: a player whose side may not empty the hand keeps 2 cards after melding."""
+        side = seat % 2
+        n = self.n_hand(seat)
+        if n >= 2 or self.can_empty(side):
+            return
+        if n == 0:
+            raise _Foul(
+                "no_canasta",
+                f"going out needs {self.canasta_word()} (000 Gameplay 11, VARIANTS 10): side {SIDES[side]} has "
+                "none, so the player may not empty the hand (E6)",
+            )
+        raise _Foul(
+            "must_keep_card",
+            f"side {SIDES[side]} has taken its morto and has no canasta, so it may not go out: a player must "
+            "keep two cards after melding, one to discard and one to keep (VARIANTS 10, E6)",
+        )
+
+    def capture_possible(self, seat: int) -> bool:
+        """May ``seat`` legally take the pile now (000 Gameplay 3-4, VARIANTS 3-4, E6, E10)?"""
+        if not self.pile or self.locked_by():
+            return False
+        if not self.r.pile_closed:
+            return True
+        t = self.pile[-1]
+        if _wild(t) or (self.r.threes_special and (_red3(t) or _black3(t))):
+            return False
+        side = seat % 2
+        hand = self.hands[seat]
+        after = self.n_hand(seat) + len(self.pile) - 1  # hand after the capture, before the meld
+        r = _rank(t)
+        for m in self.melds[side]:
+            if m.kind == "set" and m.rank == r:
+                ok_after = self.can_empty(side) or (
+                    len(m.cards) + 1 >= self.r.canasta_size
+                    and (not self.r.go_out_needs_clean or m.wilds == 0)
+                )
+                if after >= 2 or ok_after:
+                    return True
+        if after - 2 < 2 and not self.can_empty(side):
+            return False
+        if not self.r.several_melds_per_rank and any(
+            m.kind == "set" and m.rank == r for m in self.melds[side]
+        ):
+            return False
+        nats = [c for c in hand.elements() if not _wild(c) and _rank(c) == r]
+        wilds = [c for c in hand if _wild(c)]
+        cands = []
+        if len(nats) >= 2:
+            cands.append([t, nats[0], nats[1]])
+        if nats:
+            cands += [[t, nats[0], w] for w in wilds]
+        return any(_meld_check(c, self.r, False)[0].legal for c in cands)
+
+    def accounting(self) -> None:
+        """Every card of the pack in exactly one place (hands, waiting mortos, stock, pile,
+        melds, red-3 areas)."""
+        tot = Counter()
+        for h in self.hands:
+            tot.update(h)
+        for side in range(2):
+            if self.morto_state[side] == "waiting":
+                tot.update(self.mortos[side])
+            tot.update(self.red3[side])
+            for m in self.melds[side]:
+                tot.update(m.cards)
+        tot.update(self.stock)
+        tot.update(self.pile)
+        if tot != self.pack:
+            extra = sorted((tot - self.pack).elements())
+            missing = sorted((self.pack - tot).elements())
+            raise _Foul("accounting", f"card accounting: extra {extra}, missing {missing}")
+
+    # ---- score ------------------------------------------------------------------------
+    def scores(self) -> dict:
+        out = {}
+        went_side = self.out_seat % 2 if self.end_reason == "went_out" else None
+        for side in range(2):
+            void = None
+            if (
+                self.r.indirect_morto_void
+                and went_side is not None
+                and went_side != side
+                and self.void_seat[side] is not None
+            ):
+                void = self.void_seat[side]  # 002 Detalle: paid as not taken, its cards not counted
+            hand = []
+            for seat in (side, side + 2):
+                if seat != void:
+                    hand += list(self.hands[seat].elements())
+            out[SIDES[side]] = score_side(
+                [m.cards for m in self.melds[side]],
+                red3=len(self.red3[side]),
+                hand_cards=hand,
+                went_out=went_side == side,
+                em_cima=self.em_cima,
+                morto_taken=self.morto_state[side] != "waiting" and void is None,
+                rules=self.r,
+            )
+        return out
