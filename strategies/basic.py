@@ -49,14 +49,14 @@ from tranca_sim.state import MH_N, MH_NAT, MH_RANK, MH_TYPE, MH_WILD, MS_WAITING
 
 NAME = "basic"
 DOC = "heuristic player: canastas, morto, going out, black-3 locks, safe discards"
-PARAMS = (
-    ("take_pile_min", 1.0, "take the pile only if it holds at least this many cards"),
-    ("wild_reserve", 0.0, "keep one wild in hand except to go out"),
-    ("clean_patience", 1.0, "no wild on a clean meld of 4+ naturals"),
-    ("black3_lock", 1.0, "discard black 3s first to lock the pile"),
-    ("safe_discard", 1.0, "avoid discarding ranks the opponents melded or took"),
-    ("go_out", 1.0, "go out as soon as allowed"),
-    ("wild_melds", 1.0, "start melds with two naturals and a wild"),
+PARAMS = (  # (name, default, doc, lowest, highest); switches are 0 (off) or 1 (on)
+    ("take_pile_min", 1.0, "take the pile only if it holds at least this many cards", 0, 108),
+    ("wild_reserve", 0.0, "keep one wild in hand except to go out", 0, 1),
+    ("clean_patience", 1.0, "no wild on a clean meld of 4+ naturals", 0, 1),
+    ("black3_lock", 1.0, "discard black 3s first to lock the pile", 0, 1),
+    ("safe_discard", 1.0, "avoid discarding ranks the opponents melded or took", 0, 1),
+    ("go_out", 1.0, "go out as soon as allowed", 0, 1),
+    ("wild_melds", 1.0, "start melds with two naturals and a wild", 0, 1),
 )
 P_TAKE_PILE_MIN = 0
 P_WILD_RESERVE = 1

@@ -96,3 +96,27 @@ def test_bad_arguments_are_refused(tranca):
         get_preset("buraco")
     with pytest.raises(RulesError, match="unknown rule option"):
         tranca.replace(wilds=3)
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("min_naturals", 4),  # a new meld is three cards: it could never be laid
+        ("morto_size", 1),
+        ("clean_bonus", 10**20),
+        ("canasta_size", 1000),
+        ("match_target", -1),
+        ("max_turns", 5),
+        ("hand_size", "11"),
+        ("em_cima", 1),
+    ],
+)
+def test_rule_options_out_of_range_are_refused(tranca, option, value):
+    with pytest.raises(RulesError, match=option):
+        tranca.replace(**{option: value})
+
+
+def test_three_naturals_minimum_is_played(tranca):
+    rules = tranca.replace(min_naturals=3)
+    c = simulate_chunk(rules, ("basic", "random"), 8, 0, 300, check=True)
+    assert c["invariant_errors"].max() == 0

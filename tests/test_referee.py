@@ -869,6 +869,7 @@ SWITCHES = {
     "go_out_needs_clean": {"go_out_needs_clean": True},
     "plain_threes": {"threes_special": False, "black3_on_going_out": False, "lock_by_black3": False},
     "one_per_rank": {"several_melds_per_rank": False, "em_cima": False, "morto_penalty": 0},
+    "three_naturals_one_wild": {"min_naturals": 3, "max_wilds": 1, "hand_size": 9, "morto_size": 9},
 }
 
 

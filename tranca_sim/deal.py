@@ -16,6 +16,7 @@ from .cards import N_KINDS
 from .melds import (
     apply_meld_action,
     can_empty,
+    can_go_out,
     has_canasta,
     is_red3,
     is_wild,
@@ -78,7 +79,7 @@ from .state import (
     log_event,
     reset_state,
 )
-from .turn import after_meld, count_errors, discard, draw_stock, legal_discard, place_red3s, take_pile
+from .turn import after_meld, count_errors, discard, draw_stock, go_out, legal_discard, place_red3s, take_pile
 
 
 @njit(cache=True, _nrt=False)
@@ -223,6 +224,13 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
         if over:
             return
     # ---- discard ----
+    if st.se[seat, SE_HAND_N] == 0:
+        # a morto taken directly that held only red 3s, with no stock left to replace them
+        if can_go_out(st, rp, seat & 1):
+            go_out(st, rp, seat)
+        else:
+            st.sc[SC_OVER] = END_STOCK_OUT
+        return
     if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, seat & 1):
         # E8: one card, may not empty the hand, nothing to draw: the player cannot play
         if check and st.sc[SC_STOCK_PTR] < st.sc[SC_DECK_N]:

@@ -64,6 +64,26 @@ VALUES_004 = (20, 15, 10, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10)
 VALUE_TABLES = {"000": VALUES_000, "003": VALUES_003, "004": VALUES_004}
 
 
+#: (option, lowest, highest) for the integer options: the kernels and the scores are int32/int64,
+#: and outside these bounds a rule set stops being a game (a new meld is three cards, so
+#: min_naturals 4+ could never meld; a morto of one or two cards can strand a player)
+_INT_RANGES = (
+    ("hand_size", 3, 15),
+    ("morto_size", 3, 15),
+    ("max_wilds", 0, 3),
+    ("min_naturals", 2, 3),
+    ("canasta_size", 3, 14),
+    ("clean_bonus", 0, 100_000),
+    ("dirty_bonus", 0, 100_000),
+    ("going_out_bonus", 0, 100_000),
+    ("em_cima_bonus", 0, 100_000),
+    ("morto_penalty", 0, 100_000),
+    ("red3_value", 0, 100_000),
+    ("match_target", 1, 10_000_000),
+    ("max_turns", 10, 100_000),
+)
+
+
 class RulesError(ValueError):
     """An unknown preset or option, or a combination of options that cannot be played."""
 
@@ -129,8 +149,14 @@ class Rules:
             raise RulesError(f"{self.name}: same-suit runs are not played by this engine version yet")
         if not self.meld_sets:
             raise RulesError(f"{self.name}: a rule set needs same-rank melds or runs")
-        if not 1 <= self.hand_size <= 15 or not 1 <= self.morto_size <= 15:
-            raise RulesError(f"{self.name}: hand_size and morto_size must be 1..15")
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.type in ("int", "bool") and (type(v) is not (int if f.type == "int" else bool)):
+                raise RulesError(f"{self.name}: rule option {f.name} must be {f.type}, got {v!r}")
+        for key, lo, hi in _INT_RANGES:
+            v = getattr(self, key)
+            if not lo <= v <= hi:
+                raise RulesError(f"{self.name}: rule option {key} must be {lo}..{hi}, got {v}")
         if self.n_jokers not in (0, 4):
             raise RulesError(f"{self.name}: n_jokers must be 0 or 4, got {self.n_jokers}")
         pack = 104 + self.n_jokers
@@ -138,10 +164,6 @@ class Rules:
             raise RulesError(f"{self.name}: hands and mortos need more than the {pack} cards of the pack")
         if not 0 <= self.max_wilds <= 3:
             raise RulesError(f"{self.name}: max_wilds must be 0..3, got {self.max_wilds}")
-        if self.min_naturals < 2:
-            raise RulesError(f"{self.name}: min_naturals must be at least 2 (VARIANTS decision 2)")
-        if self.canasta_size < 3:
-            raise RulesError(f"{self.name}: canasta_size must be at least 3")
         if self.card_values not in VALUE_TABLES:
             raise RulesError(f"{self.name}: card_values must be one of {sorted(VALUE_TABLES)}")
         if self.stock_out not in (STOCK_OUT_PLAY_ON, STOCK_OUT_MORTO):
@@ -156,8 +178,6 @@ class Rules:
             raise RulesError(
                 f"{self.name}: the first-player redraw (003) is not played by this engine version yet"
             )
-        if self.max_turns < 10:
-            raise RulesError(f"{self.name}: max_turns must be at least 10")
         return self
 
     def replace(self, **changes) -> Rules:
