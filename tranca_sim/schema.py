@@ -67,7 +67,12 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("red3_count", "int16", "red 3s in the side's area"),
     ("red3_points", "int32", "+red3_value each with a canasta, -red3_value each without"),
     ("going_out_bonus", "int32", "100 for going out, 200 em cima, else 0"),
-    ("morto_penalty", "int32", "-100 if the side never took its morto, else 0"),
+    (
+        "morto_penalty",
+        "int32",
+        "-100 if the side never took its morto (with indirect_morto_void, also one taken by a discard "
+        "and not yet played when the other side went out), else 0",
+    ),
     ("hand_penalty", "int32", "minus the card values left in both partners' hands (<= 0)"),
     ("went_out", "bool", "a player of this side went out (bater)"),
     ("won", "bool", "the side scored strictly more than the other side"),
