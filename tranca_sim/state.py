@@ -128,26 +128,9 @@ State = namedtuple(
 )
 
 
-def new_state() -> State:
-    """Allocate one deal's arrays (zeroed); see :func:`reset_state`."""
-    return State(
-        np.zeros(PACK_MAX, np.int16),
-        np.zeros((MAX_SEATS, N_KINDS), np.int16),
-        np.zeros((2, N_KINDS), np.int16),
-        np.zeros(PACK_MAX, np.int16),
-        np.zeros((2, MAXM, MH_LEN), np.int16),
-        np.zeros((2, MAXM, N_KINDS), np.int16),
-        np.zeros((2, N_KINDS), np.int16),
-        np.zeros((MAX_SEATS, N_KINDS), np.int16),
-        np.zeros(SC_LEN, np.int32),
-        np.zeros((2, SS_LEN), np.int32),
-        np.zeros((MAX_SEATS, SE_LEN), np.int32),
-        np.zeros(LOG_MAX, np.int32),
-    )
-
-
 @njit(cache=True)
 def new_state_nb(log_max):
+    """Allocate one deal's arrays, zeroed, with room for ``log_max`` ints of action log."""
     return State(
         np.zeros(PACK_MAX, np.int16),
         np.zeros((MAX_SEATS, N_KINDS), np.int16),
@@ -162,6 +145,11 @@ def new_state_nb(log_max):
         np.zeros((MAX_SEATS, SE_LEN), np.int32),
         np.zeros(log_max, np.int32),
     )
+
+
+def new_state() -> State:
+    """One deal's arrays allocated from Python (zeroed, full action log); see :func:`reset_state`."""
+    return new_state_nb.py_func(LOG_MAX)
 
 
 @njit(cache=True)
