@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numba
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+import tranca_sim
 from tranca_sim.cli import main
 from tranca_sim.io import RunFileError, load_meta, load_run
-from tranca_sim.run import run_simulation
+from tranca_sim.run import RunOptionError, run_simulation
 
 ROOT = Path(__file__).resolve().parents[1]
 DEALS = "200"
@@ -141,6 +147,9 @@ BAD_SIMULATE = [
     (["--rule", "max_wilds"], ["OPTION=VALUE"]),
     (["--rule", "name=x"], ["name"]),
     (["--no-such-flag"], ["--no-such-flag"]),
+    (["--deals", "99999999999999999999999"], ["--deals must be at most 1000000000000"]),
+    (["--deals", "1000000000001"], ["--deals must be at most 1000000000000"]),
+    (["--deals", "9" * 5000], ["--deals must be at most 1000000000000"]),
 ]
 
 
@@ -257,4 +266,380 @@ def test_validation_happens_before_simulating(tmp_path, monkeypatch):
         run_simulation("tranca", 200, 1, "basic", "random", tmp_path / "exists.parquet", progress=False)
     with pytest.raises(ValueError, match="deals"):
         run_simulation("tranca", 0, 1, "basic", "random", tmp_path / "new.parquet", progress=False)
+    with pytest.raises(RunOptionError, match="deals must be at most 1000000000000"):
+        run_simulation("tranca", 10**12 + 1, 1, "basic", "random", tmp_path / "new.parquet", progress=False)
     assert os.listdir(tmp_path) == ["exists.parquet"]
+
+
+def test_version(capsys):
+    status, out, err = call(["--version"], capsys)
+    assert status == 0 and err == ""
+    assert out == f"tranca-sim {tranca_sim.__version__}\n" == "tranca-sim 0.1.0\n"
+
+
+def test_summary_lists_both_strategies(tmp_path, capsys):
+    out = tmp_path / "run.parquet"
+    argv = ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--side-b", "passive"]
+    status, stdout, err = call(argv, capsys)
+    assert status == 0, err
+    line = next(x for x in stdout.splitlines() if x.startswith("strategies: "))
+    assert line.startswith("strategies: A = basic:") and line.endswith("; B = passive")
+    status, again, err = call(["summarize", str(out)], capsys)
+    assert status == 0, err
+    assert line in again.splitlines()
+
+
+# ---- outputs that are links or special files are never replaced, with or without --force ------
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_device_output_refused(tmp_path, capsys, force):
+    before = os.stat("/dev/null")
+    status, _, err = call(
+        ["simulate", "--deals", DEALS, "--out", "/dev/null", "--no-progress", *force], capsys
+    )
+    assert_user_error(status, err, "'/dev/null'", "not a regular file")
+    after = os.stat("/dev/null")
+    assert (after.st_ino, after.st_mode, after.st_rdev) == (before.st_ino, before.st_mode, before.st_rdev)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory"])
+def test_special_output_refused_with_force(tmp_path, capsys, kind):
+    out = tmp_path / "run.parquet"
+    (tmp_path / "target").write_bytes(b"precious")
+    {
+        "symlink": lambda: out.symlink_to(tmp_path / "target"),
+        "fifo": lambda: os.mkfifo(out),
+        "directory": out.mkdir,
+    }[kind]()
+    status, _, err = call(
+        ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--force"], capsys
+    )
+    why = {"symlink": "is a symbolic link; give the file's real path", "fifo": "not a regular file"}
+    assert_user_error(status, err, str(out), why.get(kind, "is a directory"))
+    assert sorted(os.listdir(tmp_path)) == ["run.parquet", "target"]
+    assert (tmp_path / "target").read_bytes() == b"precious"
+
+
+def test_log_output_that_is_a_link_is_refused(tmp_path, capsys):
+    out = tmp_path / "run.parquet"
+    (tmp_path / "run.log.jsonl").symlink_to("/dev/null")
+    argv = ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--force", "--log-deals", "2"]
+    status, _, err = call(argv, capsys)
+    assert_user_error(status, err, "run.log.jsonl", "symbolic link")
+    assert os.listdir(tmp_path) == ["run.log.jsonl"]
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "run.parquet"
+    run_simulation("tranca", 20, 3, "basic", "random", out, progress=False)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["symlink", "device"])
+def test_replay_html_output_that_is_special_is_refused(small_run, tmp_path, capsys, kind):
+    html = tmp_path / "t.html"
+    if kind == "symlink":
+        (tmp_path / "target").write_text("precious")
+        html.symlink_to(tmp_path / "target")
+    else:
+        html = Path("/dev/null")
+    status, out, err = call(["replay", str(small_run), "--deal", "1", "--html", str(html), "--force"], capsys)
+    assert_user_error(status, err, str(html), "symbolic link" if kind == "symlink" else "not a regular file")
+    assert out == ""  # refused before replaying
+    if kind == "symlink":
+        assert sorted(os.listdir(tmp_path)) == ["t.html", "target"]
+        assert (tmp_path / "target").read_text() == "precious"
+
+
+# ---- OSError while writing (disk full): one line, exit 2, nothing left -------------------------
+ENOSPC = OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+
+
+def _full(*args, **kwargs):
+    raise ENOSPC
+
+
+def test_disk_full_writing_the_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", _full)
+    out = tmp_path / "run.parquet"
+    status, _, err = call(["simulate", "--deals", DEALS, "--out", str(out), "--no-progress"], capsys)
+    assert_user_error(status, err, f"cannot write {str(out)!r}: No space left on device")
+    assert os.listdir(tmp_path) == []
+
+
+def test_disk_full_writing_the_logs(tmp_path, capsys, monkeypatch):
+    from tranca_sim import log
+
+    real = log.write_logs
+
+    def full(path, logs, force=False):
+        real(path, logs, force)  # the temporary file is really written, then the disk is full
+        raise ENOSPC
+
+    monkeypatch.setattr(log, "write_logs", full)
+    out = tmp_path / "run.parquet"
+    argv = ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--log-deals", "3"]
+    status, _, err = call(argv, capsys)
+    assert_user_error(
+        status, err, f"cannot write {str(tmp_path / 'run.log.jsonl')!r}: No space left on device"
+    )
+    assert os.listdir(tmp_path) == []
+
+
+def test_failed_run_removes_the_written_logs(tmp_path, capsys, monkeypatch):
+    """The logs are written first to a temporary file and renamed only after the run file."""
+    monkeypatch.setattr(pq.ParquetWriter, "close", _full)
+    out = tmp_path / "run.parquet"
+    argv = ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--log-deals", "3"]
+    status, _, err = call(argv, capsys)
+    assert_user_error(status, err, "cannot write", "No space left on device")
+    assert os.listdir(tmp_path) == []
+
+
+def test_disk_full_writing_the_html(small_run, tmp_path, capsys, monkeypatch):
+    from tranca_sim import replay
+
+    monkeypatch.setattr(replay, "write_text_atomic", _full)
+    html = tmp_path / "t.html"
+    status, _, err = call(["replay", str(small_run), "--deal", "1", "--html", str(html)], capsys)
+    assert_user_error(status, err, f"cannot write {str(html)!r}: No space left on device")
+    assert os.listdir(tmp_path) == []
+
+
+def test_longest_output_name(tmp_path, capsys):
+    out = tmp_path / ("r" * 240 + ".parquet")
+    assert len(out.name) == 248
+    argv = ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--log-deals", "2"]
+    status, _, err = call(argv, capsys)
+    assert status == 0, err
+    assert sorted(os.listdir(tmp_path)) == sorted([out.name, "r" * 240 + ".log.jsonl"])
+
+
+# ---- --check: invariant errors fail the command after writing --------------------------------
+def test_invariant_errors_exit_1(tmp_path, capsys, monkeypatch):
+    from tranca_sim import run
+
+    real = run.run_simulation
+
+    def with_errors(*args, **kwargs):
+        res = real(*args, **kwargs)
+        assert kwargs["check"] is True
+        res["diagnostics"]["invariant_errors"] = 3
+        return res
+
+    monkeypatch.setattr(run, "run_simulation", with_errors)
+    out = tmp_path / "run.parquet"
+    status, stdout, err = call(
+        ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--check"], capsys
+    )
+    assert status == 1 and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert lines[0] == "tranca-sim: warning: engine diagnostics not zero: invariant_errors=3"
+    assert lines[-1] == (
+        "tranca-sim: error: the engine's invariant checks failed 3 times; the run file was written but is suspect"
+    )
+    assert "A - B per deal" in stdout
+    assert load_run(out).height == 400
+
+
+def test_clean_check_run_exits_0(tmp_path, capsys):
+    out = tmp_path / "run.parquet"
+    status, _, err = call(
+        ["simulate", "--deals", "50", "--out", str(out), "--no-progress", "--check"], capsys
+    )
+    assert status == 0 and err == ""
+
+
+# ---- SIGTERM, SIGHUP and Ctrl-C: one line, no traceback, no file --------------------------------
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_termination_leaves_nothing(tmp_path, capsys, monkeypatch, sig, status):
+    from tranca_sim import engine
+
+    real = engine.simulate_chunk
+    calls = []
+
+    def killed(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:  # the warm-up deal, one chunk written, then the signal
+            os.kill(os.getpid(), sig)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "simulate_chunk", killed)
+    before = signal.getsignal(sig)
+    out = tmp_path / "run.parquet"
+    argv = ["simulate", "--deals", DEALS, "--chunk-size", "50", "--out", str(out), "--no-progress"]
+    argv += ["--log-deals", "2"]
+    got, _, err = call(argv, capsys)
+    assert got == status
+    assert err == "tranca-sim: error: terminated; no output file was written\n"
+    assert os.listdir(tmp_path) == []
+    assert signal.getsignal(sig) is before  # restored after main
+
+
+def test_ignored_hangup_stays_ignored(tmp_path, capsys, monkeypatch):
+    """Under nohup (SIGHUP ignored) a hangup does not stop the run."""
+    from tranca_sim import engine
+
+    real = engine.simulate_chunk
+
+    def hangup(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGHUP)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "simulate_chunk", hangup)
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        out = tmp_path / "run.parquet"
+        status, _, err = call(["simulate", "--deals", DEALS, "--out", str(out), "--no-progress"], capsys)
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert status == 0, err
+    assert load_run(out).height == 400
+
+
+def test_sigterm_in_fresh_process(tmp_path):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    argv = ["simulate", "--deals", "100000000", "--chunk-size", "500", "--out", "r.parquet", "--no-progress"]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tranca_sim.cli", *argv],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not any(f.startswith(".tmp-tranca-") for f in os.listdir(tmp_path)):
+            assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 143
+    assert err == "tranca-sim: error: terminated; no output file was written\n"
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("module", ["tranca_sim.run", "tranca_sim.io"])
+def test_ctrl_c_while_importing(capsys, monkeypatch, module):
+    """Ctrl-C during main's imports (slow on a cold disk) is an interrupt, not a traceback."""
+
+    class Interrupting:
+        def find_spec(self, name, path=None, target=None):
+            if name == module:
+                raise KeyboardInterrupt
+
+    monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
+    status, _, err = call(["summarize", "x.parquet"], capsys)
+    assert status == 130 and err == "tranca-sim: error: interrupted\n"
+
+
+def test_ctrl_c_after_the_run_was_written(tmp_path, capsys, monkeypatch):
+    """The message does not claim nothing was written once the file is in place."""
+    from tranca_sim import stats
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(stats, "format_summary", interrupted)
+    out = tmp_path / "run.parquet"
+    status, _, err = call(["simulate", "--deals", DEALS, "--out", str(out), "--no-progress"], capsys)
+    assert status == 130 and err == f"tranca-sim: error: interrupted after writing {out}\n"
+    assert load_run(out).height == 400
+
+
+def test_ctrl_c_while_parsing(capsys, monkeypatch):
+    from tranca_sim import cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    status, _, err = call(["simulate"], capsys)
+    assert status == 130 and err == "tranca-sim: error: interrupted\n"
+
+
+# ---- inputs: wrong column types, special and unreadable files -----------------------------------
+@pytest.mark.parametrize(
+    ("name", "array"),
+    [
+        ("score", pa.array(["12"] * 400)),
+        ("score", pa.array([1.5] * 400)),
+        ("side", pa.array([None] * 400, pa.int8())),
+    ],
+)
+def test_summarize_refuses_wrong_types(small_run, tmp_path, capsys, name, array):
+    table = pq.read_table(small_run)
+    table = table.set_column(table.schema.get_field_index(name), name, array.slice(0, table.num_rows))
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(table, bad)
+    status, _, err = call(["summarize", str(bad)], capsys)
+    assert_user_error(status, err, str(bad), f"column '{name}'")
+
+
+def _special_input(tmp_path, kind, name):
+    path = tmp_path / name
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "garbage":
+        path.write_bytes(b"not a run, not a log")
+    elif kind == "device":
+        return "/dev/zero"
+    return str(path)
+
+
+INPUTS = {
+    "missing": "cannot read",
+    "fifo": "not a regular file",
+    "directory": "is a directory",
+    "device": "not a regular file",
+}
+
+
+@pytest.mark.parametrize("kind", list(INPUTS))
+@pytest.mark.parametrize(
+    "argv",
+    [["summarize", "{}"], ["replay", "{}", "--deal", "0"], ["check", "{}"]],
+    ids=["summarize", "replay", "check"],
+)
+@pytest.mark.parametrize("name", ["in.parquet", "in.log.jsonl"])
+def test_special_inputs_refused(tmp_path, capsys, kind, argv, name):
+    path = _special_input(tmp_path, kind, name)
+    status, out, err = call([a.format(path) for a in argv], capsys)
+    words = [INPUTS[kind]] if argv[0] != "summarize" or kind != "missing" else ["does not exist"]
+    assert_user_error(status, err, str(path), *words)
+    assert out == ""
+
+
+@pytest.mark.parametrize("argv", [["replay", "{}", "--deal", "0"], ["check", "{}"]], ids=["replay", "check"])
+def test_garbage_inputs_refused(tmp_path, capsys, argv):
+    path = _special_input(tmp_path, "garbage", "in.parquet")
+    status, _, err = call([a.format(path) for a in argv], capsys)
+    assert_user_error(status, err, str(path), "not a readable Parquet file")
+
+
+def test_unreadable_log_refused(tmp_path, capsys, monkeypatch):
+    """Permission denied (root reads anything, so the failure is simulated)."""
+    import builtins
+
+    path = tmp_path / "in.log.jsonl"
+    path.write_text("{}\n")
+    real_open = builtins.open
+
+    def denied(file, *args, **kwargs):
+        if str(file) == str(path):
+            raise PermissionError(errno.EACCES, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", denied)
+    status, _, err = call(["check", str(path)], capsys)
+    assert_user_error(status, err, f"cannot read {str(path)!r}: Permission denied")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 
 import numpy as np
 import pandas as pd
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -133,7 +136,7 @@ def test_chunks_are_written_as_they_come(tmp_path):
 
     def gen():
         yield fake_chunk(0, 10)
-        seen.append([f for f in leftovers(tmp_path) if f.startswith(".run.parquet.tmp-")])
+        seen.append([f for f in leftovers(tmp_path) if f.startswith(".tmp-tranca-")])
         yield fake_chunk(10, 10)
 
     write_run(path, gen(), run_meta=META)
@@ -278,6 +281,216 @@ def test_parquet_without_our_columns(tmp_path):
 def test_directory_is_not_a_run_file(tmp_path):
     with pytest.raises(RunFileError, match="is a directory"):
         load_run(tmp_path)
+
+
+# ---- outputs that are never replaced: links and special files (even with force) ---------------
+def make_special(tmp_path, kind):
+    """An existing output path of the given kind; returns (path, check) where check() is true while
+    the thing at the path is untouched."""
+    path = tmp_path / "out.parquet"
+    if kind == "symlink":
+        target = tmp_path / "target"
+        target.write_bytes(b"precious")
+        path.symlink_to(target)
+        return path, lambda: path.is_symlink() and target.read_bytes() == b"precious"
+    if kind == "dangling symlink":
+        path.symlink_to(tmp_path / "nowhere")
+        return path, lambda: path.is_symlink() and not (tmp_path / "nowhere").exists()
+    if kind == "fifo":
+        os.mkfifo(path)
+        return path, lambda: path.is_fifo()
+    if kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(os.path.relpath(path))  # short: AF_UNIX paths are limited to ~107 bytes
+        sock.close()
+        return path, lambda: path.is_socket()
+    if kind == "directory":
+        path.mkdir()
+        return path, lambda: path.is_dir()
+    if kind == "device":
+        return "/dev/null", lambda: os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    raise AssertionError(kind)
+
+
+SPECIAL = ["symlink", "dangling symlink", "fifo", "socket", "directory", "device"]
+WHY = {"symlink": "symbolic link", "dangling symlink": "symbolic link", "fifo": "not a regular file",
+       "socket": "not a regular file", "directory": "is a directory", "device": "not a regular file"}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+@pytest.mark.parametrize("force", [False, True])
+def test_special_output_refused_even_with_force(tmp_path, monkeypatch, kind, force):
+    monkeypatch.chdir(tmp_path)  # for the socket's short relative name
+    path, untouched = make_special(tmp_path, kind)
+    before = leftovers(tmp_path)
+    with pytest.raises(RunFileError, match=WHY[kind]) as err:
+        check_output_path(path, force=force)
+    assert str(path) in str(err.value)
+    if kind.endswith("symlink"):
+        assert "give the file's real path" in str(err.value)
+    with pytest.raises(RunFileError, match=WHY[kind]):
+        write_run(path, chunks(), run_meta=META, force=force)
+    with pytest.raises(RunFileError, match=WHY[kind]), io.atomic_output(path, force=force) as tmp:
+        tmp.write_text("x")
+    assert untouched()
+    assert leftovers(tmp_path) == before
+
+
+def test_output_turned_into_a_link_while_writing_is_not_replaced(tmp_path):
+    path = tmp_path / "run.parquet"
+    path.write_bytes(b"old")
+    (tmp_path / "target").write_bytes(b"precious")
+
+    def gen():
+        yield fake_chunk(0, 10)
+        path.unlink()
+        path.symlink_to(tmp_path / "target")
+        yield fake_chunk(10, 10)
+
+    with pytest.raises(RunFileError, match="symbolic link"):
+        write_run(path, gen(), run_meta=META, force=True)
+    assert path.is_symlink() and (tmp_path / "target").read_bytes() == b"precious"
+    assert leftovers(tmp_path) == ["run.parquet", "target"]
+
+
+# ---- OSError while writing (disk full): one readable error, nothing left -------------------------
+ENOSPC = OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+
+
+@pytest.mark.parametrize("step", ["__init__", "write_table", "close"])
+def test_disk_full_while_writing(tmp_path, monkeypatch, step):
+    real = getattr(pq.ParquetWriter, step)
+
+    def full(self, *args, **kwargs):
+        if step == "close":
+            real(self, *args, **kwargs)  # really close (no open handle left), then fail like a full disk
+        raise ENOSPC
+
+    monkeypatch.setattr(pq.ParquetWriter, step, full)
+    path = tmp_path / "run.parquet"
+    with pytest.raises(RunFileError) as err:
+        write_run(path, chunks(), run_meta=META)
+    assert str(err.value) == f"cannot write {str(path)!r}: No space left on device"
+    assert leftovers(tmp_path) == []
+
+
+def test_disk_full_keeps_the_old_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", lambda self, table: (_ for _ in ()).throw(ENOSPC))
+    path = tmp_path / "run.parquet"
+    path.write_bytes(b"old")
+    with pytest.raises(RunFileError, match="No space left on device"):
+        write_run(path, chunks(), run_meta=META, force=True)
+    assert path.read_bytes() == b"old" and leftovers(tmp_path) == ["run.parquet"]
+
+
+def test_atomic_output_reports_os_errors(tmp_path):
+    path = tmp_path / "page.html"
+    with (
+        pytest.raises(RunFileError, match="cannot write .*No space left on device"),
+        io.atomic_output(path) as tmp,
+        io.writing(path),
+    ):
+        tmp.write_text("half a page")
+        raise ENOSPC
+    assert leftovers(tmp_path) == []
+    with io.atomic_output(path) as tmp:
+        tmp.write_text("a page")
+    assert path.read_text() == "a page" and leftovers(tmp_path) == ["page.html"]
+
+
+# ---- long names: temporary and probe names stay short -------------------------------------------
+@pytest.mark.parametrize("length", [248, 255])
+def test_longest_names_can_be_written(tmp_path, length):
+    path = tmp_path / ("r" * (length - len(".parquet")) + ".parquet")
+    assert len(path.name) == length
+    assert check_output_path(path) == path
+    seen = []
+
+    def gen():
+        yield fake_chunk(0, 10)
+        seen.extend(f for f in leftovers(tmp_path) if f != path.name)
+        yield fake_chunk(10, 10)
+
+    write_run(path, gen(), run_meta=META)
+    assert load_run(path).height == 40
+    assert leftovers(tmp_path) == [path.name]
+    assert len(seen) == 1 and seen[0].startswith(f".tmp-tranca-{os.getpid()}-") and len(seen[0]) < 40
+
+
+# ---- inputs that are not regular files, unreadable, or of the wrong types -----------------------
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_special_input_refused_without_opening(tmp_path, kind):
+    path = tmp_path / "run.parquet"
+    if kind == "fifo":
+        os.mkfifo(path)  # opening it would block until a writer comes
+    else:
+        path = "/dev/zero"  # reading it would never end
+    for fn in (load_run, load_meta):
+        with pytest.raises(RunFileError, match="is not a regular file") as err:
+            fn(path)
+        assert str(path) in str(err.value)
+
+
+def test_unreadable_input(tmp_path, monkeypatch):
+    path = tmp_path / "run.parquet"
+    write_run(path, chunks(), run_meta=META)
+
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Failed to open local file. Detail: [errno 13] Permission denied")
+
+    monkeypatch.setattr(io.pq, "ParquetFile", denied)
+    for fn in (load_run, load_meta):
+        with pytest.raises(RunFileError) as err:
+            fn(path)
+        assert str(err.value) == f"cannot read {str(path)!r}: Permission denied"
+
+
+def rewrite(path, out, name, array):
+    """Copy run file ``path`` to ``out`` with column ``name`` replaced by ``array`` (metadata kept)."""
+    table = pq.read_table(path)
+    table = table.set_column(table.schema.get_field_index(name), name, array)
+    pq.write_table(table.replace_schema_metadata(pq.read_schema(path).metadata), out)
+    return out
+
+
+def test_wrong_column_types_refused(tmp_path):
+    good = tmp_path / "good.parquet"
+    write_run(good, chunks(), run_meta=META)
+    t = pq.read_table(good)
+    n = t.num_rows
+    score = t.column("score").to_numpy()
+    bad = {
+        "score as string": ("score", pa.array([str(x) for x in score]), "type string, expected int32"),
+        "score as float": ("score", pa.array(score.astype(np.float64)), "type double, expected int32"),
+        "side as int64": ("side", pa.array(np.tile([0, 1], n // 2)), "type int64, expected int8"),
+        "won as int": ("won", pa.array(np.zeros(n, np.int8)), "type int8, expected bool"),
+        "list of ints": (
+            "strategy_params",
+            pa.array([[1]] * n),
+            "type list<element: int64>, expected list<float64>",
+        ),
+    }
+    for label, (name, array, words) in bad.items():
+        path = rewrite(good, tmp_path / "bad.parquet", name, array)
+        with pytest.raises(RunFileError, match=f"column '{name}' has {words}") as err:
+            load_run(path, columns=["deal_index"])  # every column's type is checked, read or not
+        assert str(path) in str(err.value), label
+    # the large variants (a run file rewritten by polars) are still a run file
+    df = load_run(good)
+    df.write_parquet(tmp_path / "polars.parquet")
+    assert load_run(tmp_path / "polars.parquet").equals(df)
+
+
+@pytest.mark.parametrize("name", ["side", "score", "strategy", "end_reason"])
+def test_nulls_refused(tmp_path, name):
+    good = tmp_path / "good.parquet"
+    write_run(good, chunks(), run_meta=META)
+    col = pq.read_table(good).column(name).to_pylist()
+    col[3] = None
+    path = rewrite(good, tmp_path / "bad.parquet", name, pa.array(col, io.ARROW_SCHEMA.field(name).type))
+    with pytest.raises(RunFileError, match=f"column '{name}' has 1 null value"):
+        load_run(path)
+    load_run(path, columns=["deal_index"])  # nulls are looked for in the columns read
 
 
 def test_schema_doc_is_current():

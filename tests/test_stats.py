@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from scipy import stats as st
 
+from tranca_sim.io import RunFileError
 from tranca_sim.stats import RunningSummary, format_summary, summarize
 
 # Four deals, side A and side B of each (deal-major, like a run file).
@@ -146,7 +147,7 @@ def test_running_summary_matches_whole():
     check_summary(acc.result())
     # large values: the pooled variance stays exact
     rng = np.random.default_rng(0)
-    x = rng.normal(1e6, 3.0, 10_000)
+    x = np.round(rng.normal(1e9, 3000.0, 10_000)).astype(np.int64)  # scores are whole points
     big = {"deal_index": np.repeat(np.arange(5000), 2), "side": np.tile([0, 1], 5000), "score": x,
            "won": x > 0, "went_out": x > 0, "n_turns": x}  # fmt: skip
     acc = RunningSummary()
@@ -170,5 +171,40 @@ def test_format_summary():
     assert "random" in lines[3]
     assert "A - B per deal (paired, 4 deals): 50.0" in text
     assert "ties (no side won): 25.0%" in text
+    assert "strategies: A = basic; B = random" in lines
     labelled = format_summary(summarize(frame(), labels=["basic:x=1", "random"]))
-    assert "strategies: A = basic:x=1" in labelled
+    assert "strategies: A = basic:x=1; B = random" in labelled.splitlines()
+    both = format_summary(summarize(frame(), labels=["random", "basic:x=1"]))
+    assert "strategies: A = random; B = basic:x=1" in both.splitlines()
+
+
+WRONG = {
+    "score as string": lambda df: df.with_columns(pl.col("score").cast(pl.String)),
+    "score as float": lambda df: df.with_columns(pl.col("score").cast(pl.Float64)),
+    "n_turns as float": lambda df: df.with_columns(pl.col("n_turns") + 0.5),
+    "deal_index as string": lambda df: df.with_columns(pl.col("deal_index").cast(pl.String)),
+    "won as string": lambda df: df.with_columns(pl.col("won").cast(pl.String)),
+    "null in side": lambda df: df.with_columns(
+        pl.when(pl.col("deal_index") == 2).then(None).otherwise(pl.col("side")).alias("side")
+    ),
+    "null in score": lambda df: df.with_columns(
+        pl.when(pl.col("deal_index") == 2).then(None).otherwise(pl.col("score")).alias("score")
+    ),
+    "side 2": lambda df: df.with_columns(pl.col("side") * 2),
+}
+
+
+@pytest.mark.parametrize("label", list(WRONG))
+@pytest.mark.parametrize("kind", ["polars", "pandas", "numpy"])
+def test_wrong_column_types_refused(label, kind):
+    df = WRONG[label](frame())
+    if kind == "pandas":
+        df = df.to_pandas(use_pyarrow_extension_array=False)
+        if label.startswith("null"):  # pandas nullable integers keep the null as NA
+            col = label.split()[-1]
+            df[col] = df[col].astype("Int64")
+    elif kind == "numpy":
+        df = {k: v.to_numpy() for k, v in df.to_dict().items()}
+    name = label.split()[-1] if label.startswith("null") else label.split()[0]
+    with pytest.raises(RunFileError, match=f"column '{name}'"):
+        summarize(df)

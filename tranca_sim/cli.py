@@ -1,18 +1,36 @@
-"""Command line: ``tranca-sim simulate | summarize | presets | strategies``.
+"""Command line: ``tranca-sim simulate | summarize | replay | check | presets | strategies``.
 
 Every user error (unknown preset, strategy or rule option, bad number, an
-existing or unwritable output, an unreadable run file) ends with one line
-``tranca-sim: error: ...`` on stderr and exit status 2, before any deal is
-simulated; an interrupted run exits with status 130 and leaves no file.
+existing, special or unwritable output, an unreadable input) ends with one
+line ``tranca-sim: error: ...`` on stderr and exit status 2, before any deal
+is simulated; so does an ``OSError`` while writing (disk full), after which
+no file is left.  An interrupted run (Ctrl-C, SIGTERM, SIGHUP) exits with
+status 130, 143 or 129 and leaves no file.  ``simulate --check`` exits with
+status 1 when the engine's invariant checks failed (the run file is written).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import signal
 import sys
 
 PROG = "tranca-sim"
+
+#: most deals of one run (same as :data:`tranca_sim.run.MAX_DEALS`, kept here so
+#: parsing arguments imports nothing)
+MAX_DEALS = 10**12
+
+
+class Terminated(BaseException):
+    """Raised by the SIGTERM/SIGHUP handler of :func:`main`, so a run unwinds (and removes its
+    temporary file) like on Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _fail(message: str, status: int = 2):
@@ -24,43 +42,53 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump)."""
 
     def error(self, message):
+        # "argument --deals: must be ..." -> "--deals must be ..." for the value checks below
+        message = re.sub(r"^argument (-[-\w]+|[a-z]\w*): (must|takes) ", r"\1 \2 ", message)
         hint = f" (see '{self.prog} --help')"
         _fail(message + hint)
 
 
-def _positive_int(text: str) -> int:
+def _whole(text: str, too_big: str) -> int:
+    """``int(text)``; a number too long to convert (over 4300 digits) gets the ``too_big`` message."""
+    t = text.strip()
     try:
-        v = int(text)
+        return int(t)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v <= 0:
+        if t.lstrip("+-").isdigit():
+            raise argparse.ArgumentTypeError(f"{too_big}, got a {len(t)}-digit number") from None
+        raise argparse.ArgumentTypeError(f"takes a whole number, got {text!r}") from None
+
+
+def _bounded(lo: int, hi: int | None, rng: str):
+    def parse(text: str) -> int:
+        v = _whole(text, f"must be {rng}")
+        if v < lo or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"must be {rng}, got {v}")
+        return v
+
+    return parse
+
+
+_positive_int = _bounded(1, None, "at least 1")
+_nonneg_int = _bounded(0, None, "0 or more")
+_seed = _bounded(0, 2**63 - 1, "between 0 and 2**63 - 1")
+
+
+def _deals(text: str) -> int:
+    v = _whole(text, f"must be at most {MAX_DEALS}")
+    if v < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
-
-
-def _nonneg_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {v}")
-    return v
-
-
-def _seed(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= v <= 2**63 - 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 2**63 - 1, got {v}")
+    if v > MAX_DEALS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_DEALS}, got {v}")
     return v
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for docs and tests)."""
+    from . import __version__
+
     p = _Parser(prog=PROG, description="Monte Carlo strategy lab for the card game Tranca.")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -68,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--preset", default="tranca", help="rule preset (see 'tranca-sim presets'); default tranca"
     )
-    s.add_argument("--deals", type=_positive_int, default=100_000, help="number of deals; default 100000")
+    s.add_argument(
+        "--deals", type=_deals, default=100_000, help=f"number of deals, at most {MAX_DEALS}; default 100000"
+    )
     s.add_argument("--seed", type=_seed, default=1, help="master seed; default 1")
     s.add_argument(
         "--side-a",
@@ -78,7 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--side-b", default="random", help="strategy of seats 1 and 3; default random")
     s.add_argument("--out", default="tranca-run.parquet", help="output file; default tranca-run.parquet")
-    s.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    s.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite an existing output file (never a link, directory, device, FIFO or socket)",
+    )
     s.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
     s.add_argument(
         "--chunk-size",
@@ -145,6 +179,7 @@ def _cmd_simulate(a) -> None:
     line = f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
     if res["warmup_seconds"] >= 1:
         line += f"; engine compiled/loaded first in {res['warmup_seconds']:.1f} s"
+    a.written = res["path"]  # an interrupt from here on does not remove the run
     print(line)
     print(f"wrote {res['path']}")
     if res.get("log_path"):
@@ -154,6 +189,13 @@ def _cmd_simulate(a) -> None:
         counts = ", ".join(f"{k}={v}" for k, v in bad.items())
         print(f"{PROG}: warning: engine diagnostics not zero: {counts}", file=sys.stderr)
     print(format_summary(res["summary"], title=_title(res["meta"])))
+    failed = res["diagnostics"].get("invariant_errors", 0)
+    if failed:
+        sys.stdout.flush()
+        _fail(
+            f"the engine's invariant checks failed {failed} times; the run file was written but is suspect",
+            1,
+        )
 
 
 def _title(meta: dict) -> str:
@@ -182,7 +224,28 @@ def _cmd_summarize(a) -> None:
     print(format_summary(summarize(df, labels=labels), title=_title(meta)))
 
 
+def _readable_file(path) -> None:
+    """Refuse (one line, exit 2) an input that is missing, not a regular file or unreadable;
+    a FIFO or device would block or never end."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        _fail(f"cannot read {str(path)!r}: {os.strerror(e.errno) if e.errno else e}")
+    if stat.S_ISDIR(st.st_mode):
+        _fail(f"{str(path)!r} is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        _fail(f"{str(path)!r} is not a regular file")
+
+
 def _cmd_replay(a) -> None:
+    from .io import atomic_output, check_output_path, writing
+
+    _readable_file(a.path)
+    if a.html:  # before replaying, and before replay.write_text_atomic sees the path
+        check_output_path(a.html, a.force)
+
     from .replay import format_deal, regenerate, table_html, write_text_atomic
 
     try:
@@ -195,20 +258,22 @@ def _cmd_replay(a) -> None:
         turn = n_turns - 1 if a.turn is None else a.turn
         try:
             page = table_html(log, turn)
-            write_text_atomic(a.html, page, force=a.force)
-        except (ValueError, OSError) as e:
+        except ValueError as e:
             _fail(str(e))
+        with atomic_output(a.html, a.force) as tmp, writing(a.html):
+            write_text_atomic(tmp, page, force=True)
         print(f"wrote {a.html} (the table after turn {turn})")
 
 
 def _cmd_check(a) -> None:
     from . import referee
 
+    _readable_file(a.path)
     if str(a.path).endswith(".jsonl"):
         try:
             verdicts = list(referee.check_file(a.path))
         except OSError as e:
-            _fail(f"cannot read {a.path}: {e.strerror or e}")
+            _fail(f"cannot read {str(a.path)!r}: {os.strerror(e.errno) if e.errno else e}")
         source = a.path
     else:
         verdicts, source = _check_run(a.path, a.sample)
@@ -278,6 +343,13 @@ def _fmt_num(v) -> str:
     return str(int(f)) if f.is_integer() else repr(f)
 
 
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _terminate(signum, frame):
+    raise Terminated(signum)
+
+
 def main(argv=None) -> int:
     """Entry point of the ``tranca-sim`` console script.
 
@@ -294,9 +366,44 @@ def main(argv=None) -> int:
     Raises
     ------
     SystemExit
-        Status 2 after printing ``tranca-sim: error: ...`` for a user error,
-        130 on Ctrl-C.
+        Status 2 after printing ``tranca-sim: error: ...`` for a user error
+        or a failed write; 1 when ``simulate --check`` found invariant
+        errors; 130 on Ctrl-C, 143 on SIGTERM, 129 on SIGHUP (the handlers
+        are installed for the call and restored after it, when called from
+        the main thread; a signal the caller ignores, as under ``nohup``,
+        stays ignored).
     """
+    state = {"args": None}
+    previous = {}
+    try:
+        for sig in _SIGNALS:
+            try:
+                if signal.getsignal(sig) is not signal.SIG_IGN:  # `nohup tranca-sim ...` keeps running
+                    previous[sig] = signal.signal(sig, _terminate)
+            except ValueError:  # not the main thread: leave the handlers alone
+                break
+        return _main(argv, state)
+    except KeyboardInterrupt:
+        _fail(_stopped("interrupted", state), 130)
+    except Terminated as t:
+        _fail(_stopped("terminated", state), 128 + t.signum)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _stopped(what: str, state: dict) -> str:
+    args = state["args"]
+    if args is None or args.command != "simulate":
+        return what
+    written = getattr(args, "written", None)
+    return f"{what} after writing {written}" if written else f"{what}; no output file was written"
+
+
+def _main(argv, state: dict) -> int:
+    args = build_parser().parse_args(argv)  # before the heavier imports: --version and typos are quick
+    state["args"] = args
+
     from .io import RunFileError
     from .rules import RulesError
     from .run import RunOptionError
@@ -309,7 +416,6 @@ def main(argv=None) -> int:
     except ImportError:
         pass
 
-    args = build_parser().parse_args(argv)
     command = {
         "simulate": _cmd_simulate,
         "summarize": _cmd_summarize,
@@ -322,8 +428,6 @@ def main(argv=None) -> int:
         command(args)
     except errors as e:
         _fail(str(e))
-    except KeyboardInterrupt:
-        _fail("interrupted; no output file was written" if args.command == "simulate" else "interrupted", 130)
     except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

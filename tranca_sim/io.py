@@ -17,6 +17,8 @@ import contextlib
 import datetime as _dt
 import json
 import os
+import secrets
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -79,15 +81,72 @@ def package_version() -> str:
 # ---------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------
+def _temp_name(kind: str) -> str:
+    """A short hidden name for a temporary or probe file (at most ~40 characters, so any
+    valid target name in the same directory can have one)."""
+    return f".{kind}-tranca-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _reason(e: OSError) -> str:
+    """The system's one-line reason of an ``OSError`` (``"No space left on device"``)."""
+    if e.errno:
+        return os.strerror(e.errno)
+    return e.strerror or _first_line(e)
+
+
+def write_error(path, e: OSError) -> RunFileError:
+    """The :class:`RunFileError` ``cannot write PATH: <reason>`` for an ``OSError`` raised while writing."""
+    return RunFileError(f"cannot write {str(path)!r}: {_reason(e)}")
+
+
+@contextlib.contextmanager
+def writing(path):
+    """Turn any ``OSError`` raised in the block (disk full, I/O error) into :func:`write_error`."""
+    try:
+        yield
+    except OSError as e:
+        raise write_error(path, e) from None
+
+
+_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _refuse_special(p: Path, st: os.stat_result | None) -> None:
+    """Refuse an existing output path that is a symbolic link or not a regular file."""
+    if st is None or stat.S_ISREG(st.st_mode):
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise RunFileError(f"output path {str(p)!r} is a symbolic link; give the file's real path")
+    if stat.S_ISDIR(st.st_mode):
+        raise RunFileError(f"output path {str(p)!r} is a directory")
+    kind = next((text for test, text in _KINDS if test(st.st_mode)), "a special file")
+    raise RunFileError(f"output path {str(p)!r} is not a regular file ({kind}); it is never replaced")
+
+
+def _lstat(p: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        raise RunFileError(f"cannot write {str(p)!r}: {_reason(e)}") from None
+
+
 def check_output_path(path, force: bool = False) -> Path:
-    """Check that a run file can be written at ``path``; call it before simulating.
+    """Check that an output file (run, deal logs, HTML) can be written at ``path``; call it
+    before doing the work.
 
     Parameters
     ----------
     path : str or os.PathLike
         Target file.
     force : bool
-        Allow replacing an existing file.
+        Allow replacing an existing regular file.
 
     Returns
     -------
@@ -97,27 +156,61 @@ def check_output_path(path, force: bool = False) -> Path:
     Raises
     ------
     RunFileError
-        If ``path`` exists and ``force`` is false, is a directory, or its
-        directory does not exist or does not accept new files (tested by
-        creating and removing a probe file).
+        If ``path`` is a symbolic link, a directory, a device, FIFO or socket
+        (even with ``force``), exists and ``force`` is false, or its directory
+        does not exist or does not accept new files (tested by creating and
+        removing a probe file).
     """
     p = Path(path)
-    if p.is_dir():
-        raise RunFileError(f"output path {str(p)!r} is a directory")
-    if (p.exists() or p.is_symlink()) and not force:
+    st = _lstat(p)
+    _refuse_special(p, st)
+    if st is not None and not force:
         raise RunFileError(f"output file {str(p)!r} already exists; use --force (force=True) to overwrite it")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         why = "is not a directory" if parent.exists() else "does not exist"
         raise RunFileError(f"cannot write {str(p)!r}: {str(parent)!r} {why}")
-    probe = parent / f".{p.name}.probe-{os.getpid()}"
+    probe = parent / _temp_name("probe")
     try:
         fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise RunFileError(f"cannot write {str(p)!r}: {e.strerror or e}") from None
+        raise RunFileError(f"cannot write {str(p)!r}: {_reason(e)}") from None
     return p
+
+
+@contextlib.contextmanager
+def atomic_output(path, force: bool = False):
+    """Write a file atomically: yields a temporary path beside ``path`` to write.
+
+    ``path`` is checked first (:func:`check_output_path`); when the block ends
+    normally the temporary file is renamed to ``path``.  On any exception
+    (``KeyboardInterrupt`` and termination included) the temporary file is
+    removed, ``path`` is left as it was, and the exception propagates.  Wrap
+    the writing itself in :func:`writing` to report ``OSError`` as
+    :class:`RunFileError`.
+
+    Raises
+    ------
+    RunFileError
+        From :func:`check_output_path`; if ``path`` appeared (without ``force``)
+        or became a link or special file meanwhile; if the rename fails.
+    """
+    p = check_output_path(path, force)
+    tmp = p.parent / _temp_name("tmp")
+    try:
+        yield tmp
+        st = _lstat(p)
+        _refuse_special(p, st)
+        if st is not None and not force:
+            raise RunFileError(f"output file {str(p)!r} appeared while it was written; not replaced")
+        with writing(p):
+            os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _as_arrow(name: str, values, n: int) -> pa.Array:
@@ -237,11 +330,11 @@ def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool
     """Write a run file from an iterable of column chunks.
 
     Each chunk is converted with :func:`chunk_table` and written as one row
-    group as soon as it arrives, to ``.{name}.tmp-{pid}`` in the target's
-    directory; the temporary file is renamed to ``path`` (``os.replace``)
-    when the iterable is exhausted.  On any exception, ``KeyboardInterrupt``
-    included, the temporary file is removed, ``path`` is left as it was, and
-    the exception propagates.
+    group as soon as it arrives, to a temporary file ``.tmp-tranca-<pid>-<hex>``
+    in the target's directory, renamed to ``path`` (``os.replace``) when the
+    iterable is exhausted (:func:`atomic_output`).  On any exception,
+    ``KeyboardInterrupt`` included, the temporary file is removed, ``path`` is
+    left as it was, and the exception propagates.
 
     Parameters
     ----------
@@ -267,32 +360,31 @@ def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool
     Raises
     ------
     RunFileError
-        If the path is not writable or exists without ``force``
-        (see :func:`check_output_path`).
+        If the path is not writable, exists without ``force``, is a link or
+        not a regular file (see :func:`check_output_path`), or an ``OSError``
+        (disk full, I/O error) happens while writing: ``cannot write PATH: reason``.
     ValueError
         For a malformed chunk or ``run_meta``.
     """
     p = check_output_path(path, force)
     _run_constants(run_meta)  # fail before creating anything
     schema = ARROW_SCHEMA.with_metadata({META_KEY: _meta_json(run_meta)})
-    tmp = p.parent / f".{p.name}.tmp-{os.getpid()}"
-    writer = None
-    try:
-        writer = pq.ParquetWriter(tmp, schema, compression="zstd", write_page_checksum=True)
-        for chunk in chunks:
-            writer.write_table(chunk_table(chunk, run_meta))
-        writer.close()
+    with atomic_output(p, force) as tmp:
         writer = None
-        if not force and (p.exists() or p.is_symlink()):
-            raise RunFileError(f"output file {str(p)!r} appeared while the run was written; not replaced")
-        os.replace(tmp, p)
-    except BaseException:
-        if writer is not None:
-            with contextlib.suppress(pa.ArrowException, OSError):
+        try:
+            with writing(p):
+                writer = pq.ParquetWriter(tmp, schema, compression="zstd", write_page_checksum=True)
+            for chunk in chunks:
+                table = chunk_table(chunk, run_meta)
+                with writing(p):
+                    writer.write_table(table)
+            with writing(p):
                 writer.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+            writer = None
+        finally:
+            if writer is not None:
+                with contextlib.suppress(pa.ArrowException, OSError):
+                    writer.close()
     return p
 
 
@@ -301,13 +393,23 @@ def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool
 # ---------------------------------------------------------------------------
 def _open(path) -> tuple[Path, pq.ParquetFile]:
     p = Path(path)
-    if not p.exists():
-        raise RunFileError(f"run file {str(p)!r} does not exist")
-    if p.is_dir():
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise RunFileError(f"run file {str(p)!r} does not exist") from None
+    except OSError as e:
+        raise RunFileError(f"cannot read {str(p)!r}: {_reason(e)}") from None
+    if stat.S_ISDIR(st.st_mode):
         raise RunFileError(f"run file {str(p)!r} is a directory")
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+        raise RunFileError(f"run file {str(p)!r} is not a regular file")
     try:
         return p, pq.ParquetFile(p, page_checksum_verification=True)
-    except (pa.ArrowException, OSError) as e:  # any unreadable footer
+    except OSError as e:
+        if e.errno:  # permission denied, I/O error: the file, not its format
+            raise RunFileError(f"cannot read {str(p)!r}: {_reason(e)}") from None
+        raise RunFileError(f"{str(p)!r} is not a readable Parquet file ({_first_line(e)})") from None
+    except pa.ArrowException as e:  # any unreadable footer
         raise RunFileError(f"{str(p)!r} is not a readable Parquet file ({_first_line(e)})") from None
 
 
@@ -323,6 +425,39 @@ def _check_columns(p: Path, names) -> None:
         raise RunFileError(
             f"{str(p)!r} is not a tranca-sim run file: {len(missing)} column(s) missing ({shown})"
         )
+
+
+def _type_ok(found: pa.DataType, expected: pa.DataType) -> bool:
+    """Exact schema type, except that large and view variants of strings and lists are accepted
+    (a run file rewritten by polars stores ``large_string``)."""
+    if found == expected:
+        return True
+    if pa.types.is_string(expected):
+        return pa.types.is_large_string(found) or pa.types.is_string_view(found)
+    if pa.types.is_list(expected):
+        return (pa.types.is_large_list(found) or pa.types.is_list_view(found)) and _type_ok(
+            found.value_type, expected.value_type
+        )
+    return False
+
+
+def _check_types(p: Path, schema: pa.Schema) -> None:
+    for name, typ, _ in COLUMNS:
+        found = schema.field(name).type
+        if not _type_ok(found, ARROW_SCHEMA.field(name).type):
+            raise RunFileError(
+                f"{str(p)!r} is not a valid tranca-sim run file: column {name!r} has type {found}, "
+                f"expected {typ}"
+            )
+
+
+def _check_nulls(p: Path, table: pa.Table) -> None:
+    for name in table.column_names:
+        k = table.column(name).null_count
+        if k:
+            raise RunFileError(
+                f"{str(p)!r} is not a valid tranca-sim run file: column {name!r} has {k} null value(s)"
+            )
 
 
 def load_run(path, backend: str = "polars", columns: list[str] | None = None):
@@ -347,8 +482,10 @@ def load_run(path, backend: str = "polars", columns: list[str] | None = None):
     Raises
     ------
     RunFileError
-        If the file is missing, is not Parquet, is corrupt or truncated, or
-        lacks the run-file columns.
+        If the file is missing, not a regular file, unreadable, not Parquet,
+        corrupt or truncated, lacks a run-file column, has a column of the
+        wrong type (:data:`tranca_sim.schema.COLUMNS`; string and list columns
+        may also be their large variants) or a null in a column read.
     ValueError
         For an unknown ``backend`` or a column name not in the schema.
     """
@@ -360,13 +497,19 @@ def load_run(path, backend: str = "polars", columns: list[str] | None = None):
         if bad:
             raise ValueError(f"unknown column(s) {', '.join(bad)}; see docs/schema.md")
     p, pf = _open(path)
-    _check_columns(p, pf.schema_arrow.names)
+    try:
+        _check_columns(p, pf.schema_arrow.names)
+        _check_types(p, pf.schema_arrow)
+    except RunFileError:
+        pf.close()
+        raise
     try:
         table = pf.read(columns=list(columns) if columns is not None else known)
     except (pa.ArrowException, OSError) as e:
         raise RunFileError(f"{str(p)!r} is corrupt or truncated ({_first_line(e)})") from None
     finally:
         pf.close()
+    _check_nulls(p, table)
     table = table.replace_schema_metadata(None)
     if backend == "pandas":
         return table.to_pandas()
@@ -393,8 +536,8 @@ def load_meta(path) -> dict:
     Raises
     ------
     RunFileError
-        If the file is missing, unreadable, or carries no ``tranca_sim``
-        metadata.
+        If the file is missing, not a regular file, unreadable, or carries no
+        ``tranca_sim`` metadata.
     """
     p, pf = _open(path)
     try:

@@ -12,6 +12,7 @@ number of deals.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import platform
@@ -29,6 +30,9 @@ from .stats import RunningSummary
 NOT_OPTIONS = ("name", "description")
 
 INT64_MAX = 2**63 - 1
+
+#: most deals one run may have (10**12: about 12 days of simulation even at a million deals/s)
+MAX_DEALS = 10**12
 
 
 class RunOptionError(ValueError):
@@ -183,7 +187,7 @@ def run_simulation(
     preset : str
         Rule preset name (``tranca-sim presets``).
     deals : int
-        Number of deals, >= 1; the file gets ``2 * deals`` rows.
+        Number of deals, 1 .. :data:`MAX_DEALS` (10**12); the file gets ``2 * deals`` rows.
     seed : int
         Master seed, 0 .. 2**63 - 1; ``(seed, deal_index)`` fixes a deal.
     side_a, side_b : str
@@ -228,12 +232,19 @@ def run_simulation(
     strategies.StrategyError
         For an unknown strategy or parameter.
     tranca_sim.io.RunFileError
-        If ``out`` exists (without ``force``) or cannot be written.
+        If ``out`` (or the log file) exists without ``force``, is a symbolic
+        link or not a regular file, or its directory cannot be written; also,
+        after simulating, for an ``OSError`` while writing (disk full):
+        ``cannot write PATH: reason``.
 
-    All of these are raised before any deal is simulated; on any later
-    error or interrupt no file is left at ``out``.
+    All of these but the last are raised before any deal is simulated; on
+    any later error or interrupt no file is left at ``out`` or the log path
+    (the deal logs are written to a temporary file first and renamed only
+    after the run file).
     """
     _check_int("deals", deals, 1)
+    if deals > MAX_DEALS:
+        raise RunOptionError(f"deals must be at most {MAX_DEALS}, got {deals}")
     _check_int("seed", seed, 0, INT64_MAX)
     _check_int("chunk_size", chunk_size, 1)
     rules = get_preset(preset)
@@ -309,15 +320,18 @@ def run_simulation(
         # one throw-away deal compiles (first run) or loads the cached kernels, so `seconds` is simulation only
         simulate_chunk(rules, specs, master_seed=seed, start=0, count=1, check=check)
         warmup = time.perf_counter() - t0
-        bar.set_description("simulating")
-        t0 = time.perf_counter()
-        _io.write_run(path, chunks(), run_meta=meta, force=force)
-        seconds = time.perf_counter() - t0
-        if log_idx:
-            from .log import play_logged, write_logs
+        with contextlib.ExitStack() as stack:
+            if log_idx:  # logs to a temporary file first, renamed after the run file (or removed)
+                from .log import play_logged, write_logs
 
-            bar.set_description("logging deals")
-            write_logs(log_path, (play_logged(rules, specs, seed, i) for i in log_idx), force=True)
+                bar.set_description("logging deals")
+                log_tmp = stack.enter_context(_io.atomic_output(log_path, force))
+                with _io.writing(log_path):
+                    write_logs(log_tmp, (play_logged(rules, specs, seed, i) for i in log_idx), force=True)
+            bar.set_description("simulating")
+            t0 = time.perf_counter()
+            _io.write_run(path, chunks(), run_meta=meta, force=force)
+            seconds = time.perf_counter() - t0
     finally:
         bar.close()
         numba.set_num_threads(threads_before)

@@ -68,6 +68,48 @@ class _Moments:
         return math.sqrt(self.m2 / (self.n - 1)) if self.n >= 2 else math.nan
 
 
+#: kinds (numpy ``dtype.kind``) each summary column may have: integers; bools also as 0/1 integers
+_KINDS = {
+    "master_seed": "iu",
+    "deal_index": "iu",
+    "side": "iu",
+    "score": "iu",
+    "won": "biu",
+    "went_out": "biu",
+    "n_turns": "iu",
+}
+
+
+def _bad_column(message: str) -> Exception:
+    from .io import RunFileError  # a ValueError; imported here so stats does not load pyarrow
+
+    return RunFileError(message)
+
+
+def _null_count(col) -> int:
+    """Missing values in a polars/pandas series or an Arrow array (0 for numpy arrays)."""
+    n = getattr(col, "null_count", None)
+    if n is not None:  # polars (method) or pyarrow (attribute)
+        return int(n() if callable(n) else n)
+    isna = getattr(col, "isna", None)
+    if callable(isna):  # pandas
+        return int(isna().sum())
+    return 0
+
+
+def _column(cols, name: str) -> np.ndarray:
+    """Column ``name`` as a numpy array, refusing nulls and values of the wrong kind."""
+    col = cols[name]
+    k = _null_count(col)
+    if k:
+        raise _bad_column(f"cannot summarise: column {name!r} has {k} null value(s)")
+    a = np.asarray(col)
+    if a.ndim != 1 or a.dtype.kind not in _KINDS[name]:
+        want = "booleans or integers" if "b" in _KINDS[name] else "integers"
+        raise _bad_column(f"cannot summarise: column {name!r} must hold {want}, got {a.dtype}")
+    return a
+
+
 def _pair_index(key: np.ndarray, side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row indices ``(ia, ib)`` of side A and side B rows of the same deals (same ``key``).
 
@@ -118,6 +160,11 @@ class RunningSummary:
 
         Raises
         ------
+        tranca_sim.io.RunFileError
+            (a ``ValueError``) for a null value, a column of the wrong kind
+            (``score``, ``side``, ``deal_index``, ``n_turns``, ``master_seed``:
+            integers; ``won``, ``went_out``: bools or integers), or a ``side``
+            other than 0 and 1.
         ValueError
             For a missing column, or several rows of one deal and side.
         """
@@ -126,14 +173,16 @@ class RunningSummary:
         missing = [c for c in need if c not in names]
         if missing:
             raise ValueError(f"cannot summarise: column(s) {', '.join(missing)} missing")
-        side = np.asarray(cols["side"]).astype(np.int64)
-        score = np.asarray(cols["score"]).astype(np.float64)
-        won = np.asarray(cols["won"]).astype(bool)
-        out = np.asarray(cols["went_out"]).astype(bool)
-        turns = np.asarray(cols["n_turns"]).astype(np.float64)
-        key = np.asarray(cols["deal_index"]).astype(np.int64)
+        side = _column(cols, "side").astype(np.int64)
+        score = _column(cols, "score").astype(np.float64)
+        won = _column(cols, "won").astype(bool)
+        out = _column(cols, "went_out").astype(bool)
+        turns = _column(cols, "n_turns").astype(np.float64)
+        key = _column(cols, "deal_index").astype(np.int64)
+        if np.any((side != 0) & (side != 1)):
+            raise _bad_column("cannot summarise: column 'side' must be 0 (A) or 1 (B)")
         if "master_seed" in names:
-            seed = np.asarray(cols["master_seed"]).astype(np.int64)
+            seed = _column(cols, "master_seed").astype(np.int64)
             if len(seed) and np.any(seed != seed[0]):
                 key = np.unique(np.column_stack([seed, key]), axis=0, return_inverse=True)[1].ravel()
         for s in (0, 1):
@@ -234,6 +283,9 @@ def summarize(df, labels=None, level: float = 0.95) -> dict:
 
     Raises
     ------
+    tranca_sim.io.RunFileError
+        (a ``ValueError``) for a null or a value of the wrong type in a column
+        (see :meth:`RunningSummary.update`); the message names the column.
     ValueError
         For a missing column, or several rows of one deal and side.
     """
@@ -288,9 +340,8 @@ def format_summary(summary, title: str | None = None) -> str:
     ]
     specs = []
     for s in summary["sides"]:
-        name, colon, _ = s["strategy"].partition(":")
-        if colon:
-            specs.append(f"{s['side']} = {s['strategy']}")
+        name = s["strategy"].partition(":")[0]
+        specs.append(f"{s['side']} = {s['strategy']}")
         rows.append(
             (
                 s["side"],
@@ -308,8 +359,7 @@ def format_summary(summary, title: str | None = None) -> str:
         lines.append(
             "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
         )
-    if specs:
-        lines.append("strategies: " + "; ".join(specs))
+    lines.append("strategies: " + "; ".join(specs))
     d = summary["diff"]
     p = d["p_value"]
     ptxt = "n/a" if not math.isfinite(p) else ("< 1e-16" if p < 1e-16 else f"= {p:.3g}")
