@@ -370,13 +370,13 @@ def test_disk_full_writing_the_run(tmp_path, capsys, monkeypatch):
 def test_disk_full_writing_the_logs(tmp_path, capsys, monkeypatch):
     from tranca_sim import log
 
-    real = log.write_logs
+    real = log.dump_logs
 
-    def full(path, logs, force=False):
-        real(path, logs, force)  # the temporary file is really written, then the disk is full
+    def full(f, logs):
+        real(f, logs)  # the temporary file is really written, then the disk is full
         raise ENOSPC
 
-    monkeypatch.setattr(log, "write_logs", full)
+    monkeypatch.setattr(log, "dump_logs", full)
     out = tmp_path / "run.parquet"
     argv = ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--log-deals", "3"]
     status, _, err = call(argv, capsys)
@@ -397,9 +397,9 @@ def test_failed_run_removes_the_written_logs(tmp_path, capsys, monkeypatch):
 
 
 def test_disk_full_writing_the_html(small_run, tmp_path, capsys, monkeypatch):
-    from tranca_sim import replay
+    from pathlib import Path
 
-    monkeypatch.setattr(replay, "write_text_atomic", _full)
+    monkeypatch.setattr(Path, "write_text", _full)
     html = tmp_path / "t.html"
     status, _, err = call(["replay", str(small_run), "--deal", "1", "--html", str(html)], capsys)
     assert_user_error(status, err, f"cannot write {str(html)!r}: No space left on device")

@@ -243,10 +243,10 @@ def _cmd_replay(a) -> None:
     from .io import atomic_output, check_output_path, writing
 
     _readable_file(a.path)
-    if a.html:  # before replaying, and before replay.write_text_atomic sees the path
+    if a.html:  # checked before the deal is replayed
         check_output_path(a.html, a.force)
 
-    from .replay import format_deal, regenerate, table_html, write_text_atomic
+    from .replay import format_deal, regenerate, table_html
 
     try:
         log = regenerate(a.path, a.deal)
@@ -261,7 +261,7 @@ def _cmd_replay(a) -> None:
         except ValueError as e:
             _fail(str(e))
         with atomic_output(a.html, a.force) as tmp, writing(a.html):
-            write_text_atomic(tmp, page, force=True)
+            tmp.write_text(page, encoding="utf-8")
         print(f"wrote {a.html} (the table after turn {turn})")
 
 

@@ -14,6 +14,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -155,23 +156,26 @@ def play_logged(
     }
 
 
+def dump_logs(f: TextIO, logs: Iterable[dict]) -> int:
+    """Write logs to an open text file as JSON Lines, one deal a line; return how many."""
+    n = 0
+    for log in logs:
+        f.write(json.dumps(log, separators=(",", ":")) + "\n")
+        n += 1
+    return n
+
+
 def write_logs(path: str | os.PathLike, logs: Iterable[dict], force: bool = False) -> Path:
     """Write logs as JSON Lines (one deal a line) to a temporary name, then rename.
 
     Raises
     ------
-    FileExistsError
-        If ``path`` exists and ``force`` is false.
+    tranca_sim.io.RunFileError
+        If ``path`` exists without ``force``, is a link or special file, or
+        cannot be written (the message names the path and the reason).
     """
-    path = Path(path)
-    if path.exists() and not force:
-        raise FileExistsError(f"{path} exists (use force to overwrite)")
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(log, separators=(",", ":")) + "\n" for log in logs)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+    from .io import atomic_output, writing
+
+    with atomic_output(path, force) as tmp, writing(path), open(tmp, "w", encoding="utf-8") as f:
+        dump_logs(f, logs)
+    return Path(path)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import os
-from pathlib import Path
 
 from .referee import walk
 from .rules import Rules, RulesError
@@ -260,24 +258,3 @@ def table_html(log: dict, turn: int) -> str:
         + "".join(body)
         + "</svg>\n</body></html>\n"
     )
-
-
-def write_text_atomic(path, text: str, force: bool = False) -> Path:
-    """Write ``text`` to a temporary name beside ``path``, then rename.
-
-    Raises
-    ------
-    FileExistsError
-        If ``path`` exists and ``force`` is false.
-    """
-    path = Path(path)
-    if path.exists() and not force:
-        raise FileExistsError(f"{path} exists (use --force to overwrite)")
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path

@@ -322,12 +322,12 @@ def run_simulation(
         warmup = time.perf_counter() - t0
         with contextlib.ExitStack() as stack:
             if log_idx:  # logs to a temporary file first, renamed after the run file (or removed)
-                from .log import play_logged, write_logs
+                from .log import dump_logs, play_logged
 
                 bar.set_description("logging deals")
                 log_tmp = stack.enter_context(_io.atomic_output(log_path, force))
-                with _io.writing(log_path):
-                    write_logs(log_tmp, (play_logged(rules, specs, seed, i) for i in log_idx), force=True)
+                with _io.writing(log_path), open(log_tmp, "w", encoding="utf-8") as f:
+                    dump_logs(f, (play_logged(rules, specs, seed, i) for i in log_idx))
             bar.set_description("simulating")
             t0 = time.perf_counter()
             _io.write_run(path, chunks(), run_meta=meta, force=force)

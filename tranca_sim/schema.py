@@ -70,8 +70,10 @@ COLUMNS: list[tuple[str, str, str]] = [
     (
         "morto_penalty",
         "int32",
-        "-100 if the side never took its morto (with indirect_morto_void, also one taken by a discard "
-        "and not yet played when the other side went out), else 0",
+        (
+            "-100 if the side never took its morto (with indirect_morto_void, also one taken by a discard "
+            "and not yet played when the other side went out), else 0"
+        ),
     ),
     ("hand_penalty", "int32", "minus the card values left in both partners' hands (<= 0)"),
     ("went_out", "bool", "a player of this side went out (bater)"),
