@@ -17,7 +17,7 @@ from numba import njit, prange
 from strategies import N_PARAMS, StrategySpec, resolve
 
 from . import schema as S
-from .cards import N_KINDS, kind_of_physical, parse
+from .cards import N_KINDS, parse
 from .deal import play_deal, setup_deal
 from .obs import PUB_LEN
 from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
@@ -25,7 +25,6 @@ from .rules import R_N_JOKERS, Rules
 from .state import (
     MS_DIRECT,
     MS_WAITING,
-    PACK_MAX,
     SC_EM_CIMA,
     SC_ERRORS,
     SC_MELD_FULL,
@@ -351,4 +350,4 @@ def play_position(
     return columns_from_outputs(out_side, out_deal, deal_index)
 
 
-__all__ = ["PACK_MAX", "deck_of", "kind_of_physical", "play_deck", "play_position", "simulate_chunk"]
+__all__ = ["deck_of", "play_deck", "play_position", "simulate_chunk"]

@@ -75,7 +75,6 @@ from .state import (
 
 TWO_KINDS = (1, 14, 27, 40)
 BLACK3_KINDS = (2, 41)
-RED3_KINDS = (15, 28)
 
 
 @njit(cache=True, inline="always")

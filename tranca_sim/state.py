@@ -51,7 +51,6 @@ SC_OUT_SEAT = 7  # seat that went out, -1
 SC_EM_CIMA = 8  # 1 if the going-out player had melded nothing before that turn
 SC_ERRORS = 9  # invariant violations found (check mode)
 SC_MELD_FULL = 10  # new melds refused because a side had MAXM rows
-SC_UNUSED_11 = 11
 SC_LOG_ON = 12  # 1 while the action log records, 2 if it overflowed
 SC_LOG_N = 13  # ints used in ``log``
 SC_LEN = 16
