@@ -819,6 +819,23 @@ def test_score_side_worked_example():
     assert (b["red3_points"], b["morto_penalty"], b["hand_penalty"], b["total"]) == (-100, -100, -55, -255)
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"melds": ["3C 3S 3C"]}, "black 3"),  # the black-3 set only on the going-out turn
+        ({"melds": ["AC AD 2C"], "went_out": True}, "canasta"),  # no canasta, no going out
+        ({"melds": ["KC KC KD KD KH KH KS"], "went_out": True, "morto_taken": False}, "morto"),
+        ({"melds": [], "red3": -1}, "red 3s"),
+        ({"melds": [], "red3": 5}, "red 3s"),
+        ({"melds": [], "hand_cards": ["3D"]}, "never held in a hand"),
+        ({"melds": ["KC KD KH KS KC KD KH", "KC KD KS"]}, "more copies"),
+    ],
+)
+def test_score_side_refuses_impossible_positions(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        R.score_side(rules=TRANCA, **kwargs)
+
+
 def test_score_side_parts():
     # dirty canasta of 7 (5 Q 50 + 2 20 + JK 50 = 120) + 100; black-3 set 3 x 5 = 15, not a canasta
     s = R.score_side(["QC QD QH QS QC 2C JK", "3C 3S 3C"], 2, "JK 7C", True, False, True, TRANCA)
@@ -829,8 +846,11 @@ def test_score_side_parts():
     t = R.score_side(["KC KC KD KD KH KH KS", "9C 9D 9H 9S 9C 2D 2H"], 4, [], False, False, True, TRANCA)
     assert (t["canasta_bonus"], t["red3_points"], t["melded_points"]) == (300, 400, 70 + 50 + 40)
     # em cima off in the rules: 100 even when flagged; morto penalty switched off
-    u = R.score_side([], 0, [], True, True, False, TRANCA.replace(em_cima=False, morto_penalty=0))
-    assert (u["going_out_bonus"], u["morto_penalty"]) == (100, 0)
+    canasta = ["KC KC KD KD KH KH KS"]
+    u = R.score_side(canasta, 0, [], True, True, True, TRANCA.replace(em_cima=False))
+    assert u["going_out_bonus"] == 100
+    u = R.score_side([], 0, [], False, False, False, TRANCA.replace(morto_penalty=0))
+    assert u["morto_penalty"] == 0
     # the 004 table: A 15, 2 10, joker 20
     v = R.score_side([], 0, "AC 2C JK", rules=TRANCA.replace(card_values="004"))
     assert v["hand_penalty"] == -45

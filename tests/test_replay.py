@@ -114,3 +114,41 @@ def test_cli_bad_input(run_file, tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_replay_turn_needs_html_and_is_checked_first(run_file, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["replay", str(run_file), "--deal", "1", "--turn", "3"])
+    assert e.value.code == 2 and "--html" in capsys.readouterr().err
+
+
+def test_check_of_an_empty_log_file_fails(tmp_path, capsys):
+    empty = tmp_path / "empty.log.jsonl"
+    empty.write_text("")
+    with pytest.raises(SystemExit) as e:
+        main(["check", str(empty)])
+    assert e.value.code == 2 and "no deals" in capsys.readouterr().err
+
+
+def test_check_names_the_scores_of_a_tampered_run_file(run_file, tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(run_file)
+    i = table.schema.get_field_index("score")
+    scores = pa.array([s + 10 for s in table.column("score").to_pylist()], type=pa.int32())
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(table.set_column(i, table.schema.field(i), scores), bad)  # keeps the run metadata
+    with pytest.raises(SystemExit) as e:
+        main(["check", str(bad), "--sample", "12"])
+    out = capsys.readouterr().out
+    assert e.value.code == 1
+    assert "run_file: the run file says A" in out and "... and 2 more disagreements" in out
+
+
+def test_a_byte_order_mark_is_accepted(run_file, tmp_path, capsys):
+    logs = str(run_file).replace(".parquet", ".log.jsonl")
+    bom = tmp_path / "bom.log.jsonl"
+    with open(logs, "rb") as f:
+        bom.write_bytes(b"\xef\xbb\xbf" + f.read())
+    assert main(["check", str(bom)]) == 0

@@ -243,6 +243,8 @@ def _cmd_replay(a) -> None:
     from .io import atomic_output, check_output_path, writing
 
     _readable_file(a.path)
+    if a.turn is not None and not a.html:
+        _fail("--turn chooses the turn drawn by --html; give --html OUT.html too")
     if a.html:  # checked before the deal is replayed
         check_output_path(a.html, a.force)
 
@@ -252,14 +254,16 @@ def _cmd_replay(a) -> None:
         log = regenerate(a.path, a.deal)
     except ValueError as e:
         _fail(str(e))
-    print(format_deal(log))
-    if a.html:
+    page = None
+    if a.html:  # drawn before anything is printed, so a bad --turn stops at once
         n_turns = sum(1 for x in log["actions"] if x["act"] == "turn")
         turn = n_turns - 1 if a.turn is None else a.turn
         try:
             page = table_html(log, turn)
         except ValueError as e:
             _fail(str(e))
+    print(format_deal(log))
+    if page is not None:
         with atomic_output(a.html, a.force) as tmp, writing(a.html):
             tmp.write_text(page, encoding="utf-8")
         print(f"wrote {a.html} (the table after turn {turn})")
@@ -278,8 +282,12 @@ def _cmd_check(a) -> None:
     else:
         verdicts, source = _check_run(a.path, a.sample)
     agreed, total, bad = referee.summary(verdicts)
+    if total == 0:
+        _fail(f"{a.path} holds no deals to check")
     for v in bad[:10]:
         print(f"DISAGREE {v}")
+    if len(bad) > 10:
+        print(f"... and {len(bad) - 10} more disagreements")
     print(f"{agreed} of {total} deals agreed with the referee ({source})")
     if bad:
         raise SystemExit(1)
@@ -305,12 +313,15 @@ def _check_run(path, sample: int):
     verdicts = []
     for i in idx:
         v = referee.check_log(regenerate(path, i))
-        if v.ok and [scores.get((i, 0)), scores.get((i, 1))] != [
-            v.scores["A"]["score"],
-            v.scores["B"]["score"],
-        ]:
+        in_file = [scores.get((i, 0)), scores.get((i, 1))]
+        replayed = [v.scores["A"]["score"], v.scores["B"]["score"]] if v.ok else None
+        if v.ok and in_file != replayed:
             v = referee.Verdict(
-                False, "run_file", "the run file's scores differ from the replayed deal", deal_index=i
+                False,
+                "run_file",
+                f"the run file says A {in_file[0]}, B {in_file[1]}; the replayed, refereed deal scores "
+                f"A {replayed[0]}, B {replayed[1]}",
+                deal_index=i,
             )
         verdicts.append(v)
     return verdicts, f"{k} deals sampled from {path}"

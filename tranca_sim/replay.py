@@ -144,7 +144,8 @@ def format_deal(log: dict) -> str:
             out.append(f"end of the deal: {a['reason']}{who}")
         if capture and act in ("meld", "extend"):
             capture = False
-            out.append(f"    hand after the draw ({table.n_hand(seat)}): {cards_text(_hand(table, seat))}")
+            n = table.n_hand(seat)
+            out.append(f"    hand after the capture and its meld ({n}): {cards_text(_hand(table, seat))}")
             shown = True
         elif act in ("draw", "red3") and not shown:
             drawn = f"    hand after the draw ({table.n_hand(seat)}): {cards_text(_hand(table, seat))}"

@@ -228,6 +228,8 @@ def _read_lines(path) -> Iterator[tuple[int, object]]:
     """(line number, parsed JSON or LogFormatError) for each non-blank line."""
     with open(path, "rb") as f:
         data = f.read()
+    if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark, as some editors save UTF-8
+        data = data[3:]
     ends_with_newline = data.endswith(b"\n")
     lines = data.split(b"\n")
     if ends_with_newline:

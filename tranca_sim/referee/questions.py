@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..rules import Rules
-from .cards import _RANKS, _black3, _cards, _default_rules, _rank, _red3, _value, _wild
+from .cards import _RANKS, _black3, _cards, _default_rules, _pack, _rank, _red3, _value, _wild
 
 #: score parts of a log's ``result`` (each side), in the order they are compared; ``score`` is their sum
 SCORE_PARTS = (
@@ -159,7 +159,8 @@ def score_side(
     hand_cards : every card left in both partners' hands (list or string).
     went_out : a player of the side went out (bater).
     em_cima : that player had melded nothing in an earlier turn (the going-out
-        bonus is then ``em_cima_bonus`` when ``rules.em_cima``).
+        bonus is then ``em_cima_bonus`` when ``rules.em_cima``); ignored unless
+        ``went_out``.
     morto_taken : the side took its morto (else ``-morto_penalty``; the
         morto's cards are not counted, VARIANTS 12).
     rules : default the ``tranca`` preset.
@@ -178,7 +179,10 @@ def score_side(
     Raises
     ------
     ValueError
-        For an unknown card or an illegal meld.
+        For an unknown card, an illegal meld, a black-3 set when the side did not
+        go out (000 Gameplay 6), going out without the morto or the preset's
+        canasta (000 Gameplay 11), a red 3 in hand or a red-3 count outside
+        0..4 (000 Gameplay 5), or more copies of a card than the pack holds.
 
     Examples
     --------
@@ -190,9 +194,11 @@ def score_side(
     """
     rules = rules or _default_rules()
     melded = clean = dirty = 0
+    seen = Counter()
     for i, m in enumerate(melds):
         cs = _cards(m)
-        chk, _ = _meld_check(cs, rules, going_out=True)
+        seen.update(cs)
+        chk, _ = _meld_check(cs, rules, going_out=went_out)
         if not chk.legal:
             raise ValueError(f"meld {i} ({' '.join(cs)}) is not legal: {chk.reason}")
         melded += sum(_value(c, rules) for c in cs)
@@ -208,13 +214,33 @@ def score_side(
         if rules.threes_special and not all(_red3(c) for c in r3):
             raise ValueError("only red 3s go in a side's red-3 area")
         n_red3 = len(r3)
+        seen.update(r3)
+    if not 0 <= n_red3 <= 4:
+        raise ValueError(f"a side has 0 to 4 red 3s (the pack holds 4), got {n_red3}")
+    hand = _cards(hand_cards)
+    if rules.threes_special and any(_red3(c) for c in hand):
+        raise ValueError(
+            "a red 3 is never held in a hand: it goes to the red-3 area at once (000 Gameplay 5)"
+        )
+    seen.update(hand)
+    pack = _pack(rules)
+    over = sorted(c for c, n in seen.items() if n > pack[c])
+    if over:
+        raise ValueError(f"more copies of {over[0]} than the pack holds ({pack[over[0]]})")
+    if went_out:
+        if not morto_taken:
+            raise ValueError("a side goes out only after taking its morto (000 Gameplay 11)")
+        need_clean = rules.go_out_needs_clean
+        if not (clean or (dirty and not need_clean)):
+            kind = "a clean canasta" if need_clean else "a canasta"
+            raise ValueError(f"a side goes out only with {kind} on the table (000 Gameplay 11, VARIANTS 10)")
     red3_points = n_red3 * rules.red3_value * (1 if clean + dirty else -1)
     canasta_bonus = clean * rules.clean_bonus + dirty * rules.dirty_bonus
     going_out_bonus = 0
     if went_out:
         going_out_bonus = rules.em_cima_bonus if (em_cima and rules.em_cima) else rules.going_out_bonus
     morto_penalty = 0 if morto_taken else -rules.morto_penalty
-    hand_penalty = -sum(_value(c, rules) for c in _cards(hand_cards))
+    hand_penalty = -sum(_value(c, rules) for c in hand)
     total = melded + canasta_bonus + red3_points + going_out_bonus + morto_penalty + hand_penalty
     return {
         "melded_points": melded,

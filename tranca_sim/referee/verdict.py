@@ -43,9 +43,10 @@ class Verdict:
     logged: dict | None = None
 
     def __str__(self) -> str:
-        head = f"deal {self.deal_index}" if self.deal_index is not None else "deal"
+        head = f"deal {self.deal_index}" if self.deal_index is not None else ""
         if self.line is not None:
-            head = f"line {self.line}: {head}"
+            head = f"line {self.line}: {head}" if head else f"line {self.line}"
+        head = head or "log"
         if self.ok:
             sc = ""
             if self.scores:
