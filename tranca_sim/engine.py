@@ -27,6 +27,7 @@ from .state import (
     MS_WAITING,
     SC_EM_CIMA,
     SC_ERRORS,
+    SC_FIRST_SEAT,
     SC_MELD_FULL,
     SC_OUT_SEAT,
     SC_OVER,
@@ -98,7 +99,7 @@ def record(st, rp, out_side, out_deal):
             o[base + 1] = st.se[seat, SE_INIT_JOKERS]
             o[base + 2] = st.se[seat, SE_INIT_RED3]
             o[base + 3] = st.se[seat, SE_INIT_BLACK3]
-    out_deal[S.OD_FIRST_SEAT] = st.sc[5]
+    out_deal[S.OD_FIRST_SEAT] = st.sc[SC_FIRST_SEAT]
     out_deal[S.OD_END_REASON] = st.sc[SC_OVER]
     out_deal[S.OD_OUT_SEAT] = st.sc[SC_OUT_SEAT]
     out_deal[S.OD_N_TURNS] = st.sc[SC_TURN]

@@ -49,6 +49,7 @@ from .state import (
     EV_RED3,
     EV_TAKE_PILE,
     MH_N,
+    MH_RANK,
     MH_TYPE,
     MH_WILD,
     MS_DIRECT,
@@ -324,7 +325,7 @@ def meld_errors(st, rp):
         clean = 0
         for m in range(st.ss[side, SS_N_MELDS]):
             t = st.mh[side, m, MH_TYPE]
-            r = st.mh[side, m, 1]
+            r = st.mh[side, m, MH_RANK]
             n = 0
             nat = 0
             wild = 0
