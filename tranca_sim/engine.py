@@ -28,6 +28,7 @@ from .state import (
     SC_EM_CIMA,
     SC_ERRORS,
     SC_FIRST_SEAT,
+    SC_LOG_ON,
     SC_MELD_FULL,
     SC_OUT_SEAT,
     SC_OVER,
@@ -298,11 +299,13 @@ def play_deck(
     master_seed: int = 0,
     deal_index: int = 0,
     check: bool = True,
+    log: bool = False,
 ) -> tuple[State, dict[str, np.ndarray]]:
     """Play one deal from a stacked deck (card kinds or notations, position 0 = top).
 
     Returns the final :data:`State` and the two output rows as columns
-    (see :func:`simulate_chunk`).  Used by the rule tests.
+    (see :func:`simulate_chunk`).  Used by the rule tests, and with ``log``
+    (the action log recorded in ``State.log``) by :mod:`tranca_sim.log`.
 
     Raises
     ------
@@ -313,6 +316,7 @@ def play_deck(
     arr = _as_deck(rules, deck)
     sids, prm, _ = _seat_arrays(strategies)
     st = new_state()
+    st.sc[SC_LOG_ON] = 1 if log else 0
     out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
     _play_stacked_nb(

@@ -18,9 +18,11 @@ from typing import TextIO
 
 import numpy as np
 
+from strategies import resolve
+
 from . import schema as S
 from .cards import to_str
-from .engine import _as_deck, _check_seed, _play_stacked_nb, _seat_arrays, deck_of
+from .engine import _as_deck, _check_seed, deck_of, play_deck
 from .rules import Rules
 from .state import (
     END_REASONS,
@@ -41,7 +43,6 @@ from .state import (
     LOG_W,
     SC_LOG_N,
     SC_LOG_ON,
-    new_state,
 )
 
 FORMAT = "tranca-sim-log/1"
@@ -125,23 +126,12 @@ def play_logged(
     (kinds or notations, top first) may be given instead.
     """
     seed = _check_seed(master_seed)
-    rp = rules.to_array()
-    sids, prm, specs = _seat_arrays(strategies)
+    specs = [resolve(s) for s in strategies]
     kinds = deck_of(rules, seed, deal_index) if deck is None else [int(k) for k in _as_deck(rules, deck)]
     first = deal_index % 4 if first_seat is None else int(first_seat)
-    st = new_state()
-    st.sc[SC_LOG_ON] = 1
-    out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
-    out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
-    _play_stacked_nb(
-        st, rp, sids, prm, np.uint64(seed), np.int64(deal_index), np.array(kinds, dtype=np.int16),
-        np.int64(first), False, out_side[0], out_deal[0],
-    )  # fmt: skip
+    st, cols = play_deck(rules, kinds, specs, first, seed, deal_index, check=False, log=True)
     if st.sc[SC_LOG_ON] != 1:
         raise RuntimeError(f"deal {deal_index}: the action log overflowed")
-    from .engine import columns_from_outputs
-
-    cols = columns_from_outputs(out_side, out_deal, deal_index)
     return {
         "format": FORMAT,
         "preset": rules.name,
