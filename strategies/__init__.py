@@ -8,7 +8,7 @@ A strategy is a module in this package with ``NAME``, ``DOC``, ``PARAMS``
     choose_discard(prm, obs, rng) -> int           # a card kind in obs.hand
 
 ``prm`` is the seat's ``float64[N_PARAMS]`` parameter row, ``obs`` an
-:data:`tranca_sim.obs.Obs` (only what the player may see), ``rng`` the
+:data:`tranca_sim.engine.obs.Obs` (only what the player may see), ``rng`` the
 seat's own ``uint64[4]`` stream.  Register the module in
 :mod:`strategies.registry` and run ``python -m strategies.build``.
 See docs/strategies.md.

@@ -20,9 +20,9 @@ wild_melds          1        start new melds with two naturals and a wild
 
 from numba import njit
 
-from tranca_sim.cards import JOKER, N_KINDS
-from tranca_sim.melds import is_black3, is_wild, n_naturals, n_twos
-from tranca_sim.obs import (
+from tranca_sim.engine.cards import JOKER, N_KINDS
+from tranca_sim.engine.melds import is_black3, is_wild, n_naturals, n_twos
+from tranca_sim.engine.obs import (
     A_BLACK3,
     A_CAP_EXT,
     A_CAP_NEW,
@@ -44,8 +44,8 @@ from tranca_sim.obs import (
     act_x,
     act_y,
 )
+from tranca_sim.engine.state import MH_N, MH_NAT, MH_RANK, MH_TYPE, MH_WILD, MS_WAITING, MT_SET
 from tranca_sim.rules import R_CANASTA_SIZE, R_VALUES
-from tranca_sim.state import MH_N, MH_NAT, MH_RANK, MH_TYPE, MH_WILD, MS_WAITING, MT_SET
 
 NAME = "basic"
 DOC = "heuristic player: canastas, morto, going out, black-3 locks, safe discards"

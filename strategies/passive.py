@@ -6,8 +6,8 @@ No parameters.
 
 from numba import njit
 
-from tranca_sim.cards import N_KINDS
-from tranca_sim.obs import A_STOCK, act_type
+from tranca_sim.engine.cards import N_KINDS
+from tranca_sim.engine.obs import A_STOCK, act_type
 
 NAME = "passive"
 DOC = "draws from the stock, never melds, discards its lowest card kind (for tests)"

@@ -8,8 +8,8 @@ engine offers only legal actions).  No parameters.
 
 from numba import njit
 
-from tranca_sim.cards import N_KINDS
-from tranca_sim.rng import randbelow
+from tranca_sim.engine.cards import N_KINDS
+from tranca_sim.engine.rng import randbelow
 
 NAME = "random"
 DOC = "uniform over the legal choices at each decision (a baseline, not a player)"

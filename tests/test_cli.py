@@ -368,7 +368,7 @@ def test_disk_full_writing_the_run(tmp_path, capsys, monkeypatch):
 
 
 def test_disk_full_writing_the_logs(tmp_path, capsys, monkeypatch):
-    from tranca_sim import log
+    from tranca_sim.engine import log
 
     real = log.dump_logs
 
@@ -543,7 +543,7 @@ def test_ctrl_c_while_importing(capsys, monkeypatch, module):
 
 def test_ctrl_c_after_the_run_was_written(tmp_path, capsys, monkeypatch):
     """The message does not claim nothing was written once the file is in place."""
-    from tranca_sim import stats
+    from tranca_sim.lab import stats
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

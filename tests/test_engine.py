@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from tranca_sim import schema
-from tranca_sim.cards import N_KINDS
 from tranca_sim.engine import deck_of, play_deck, simulate_chunk
+from tranca_sim.engine.cards import N_KINDS
 from tranca_sim.rules import RulesError, get_preset
 
 COMPARED = [

@@ -6,8 +6,8 @@ import pytest
 
 from tranca_sim import schema
 from tranca_sim.engine import simulate_chunk
+from tranca_sim.engine.state import END_REASONS
 from tranca_sim.rules import PRESETS
-from tranca_sim.state import END_REASONS
 
 PAIRS = [
     ("basic", "basic"),

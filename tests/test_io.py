@@ -62,7 +62,7 @@ def leftovers(directory) -> list[str]:
 
 
 def test_end_reasons_copy_matches_engine():
-    from tranca_sim.state import END_REASONS
+    from tranca_sim.engine.state import END_REASONS
 
     assert io.END_REASONS == END_REASONS
 

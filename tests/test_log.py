@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
+from tranca_sim.engine.log import play_logged
 from tranca_sim.io import load_run
-from tranca_sim.log import play_logged
 from tranca_sim.run import RunOptionError, parse_log_deals, run_simulation
 
 

@@ -5,8 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tranca_sim import schema
-from tranca_sim.cards import JOKER, to_str
 from tranca_sim.engine import simulate_chunk
+from tranca_sim.engine.cards import JOKER, to_str
 from tranca_sim.referee import validate_meld
 from tranca_sim.rules import get_preset
 

@@ -1,7 +1,7 @@
 """The independent referee (tranca_sim.referee): rule questions, hand-written logs of
 legal and illegal play, malformed files, and engine logs.
 
-Hand-written logs are built here from stacked decks (``tranca_sim.positions.stack_deck``)
+Hand-written logs are built here from stacked decks (``tranca_sim.engine.positions.stack_deck``)
 with a short script notation (see :class:`Deal`); ``tests/logs/legal.jsonl`` and
 ``tests/logs/illegal.jsonl`` are the same logs written out, one deal a line, each with
 a ``comment`` and an ``expect`` key (ignored by the referee).  After changing a
@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from tranca_sim import referee as R
-from tranca_sim.cards import to_str
-from tranca_sim.positions import stack_deck
+from tranca_sim.engine.cards import to_str
+from tranca_sim.engine.positions import stack_deck
 from tranca_sim.rules import PRESETS, get_preset
 
 LOGS = Path(__file__).parent / "logs"
@@ -865,7 +865,7 @@ def test_score_side_parts():
 # =====================================================================================
 @pytest.fixture(scope="module")
 def engine_log():
-    L = pytest.importorskip("tranca_sim.log")
+    L = pytest.importorskip("tranca_sim.engine.log")
     return L
 
 

@@ -6,9 +6,9 @@ import re
 import pytest
 
 from tranca_sim.cli import main
+from tranca_sim.engine.log import play_logged, write_logs
+from tranca_sim.engine.positions import stack_deck
 from tranca_sim.io import load_run
-from tranca_sim.log import play_logged, write_logs
-from tranca_sim.positions import stack_deck
 from tranca_sim.replay import format_deal, regenerate, table_html
 from tranca_sim.run import run_simulation
 

@@ -33,11 +33,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tranca_sim.cards import JOKER, counts_to_cards, parse, to_str
-from tranca_sim.deal import setup_deal
 from tranca_sim.engine import deck_of, play_deck, play_position, simulate_chunk
-from tranca_sim.melds import list_draw_actions, list_meld_actions, locked
-from tranca_sim.obs import (
+from tranca_sim.engine.cards import JOKER, counts_to_cards, parse, to_str
+from tranca_sim.engine.deal import setup_deal
+from tranca_sim.engine.melds import list_draw_actions, list_meld_actions, locked
+from tranca_sim.engine.obs import (
     A_BLACK3,
     A_CAP_EXT,
     A_CAP_NEW,
@@ -56,9 +56,8 @@ from tranca_sim.obs import (
     act_x,
     act_y,
 )
-from tranca_sim.positions import make_position, stack_deck
-from tranca_sim.rules import get_preset
-from tranca_sim.state import (
+from tranca_sim.engine.positions import make_position, stack_deck
+from tranca_sim.engine.state import (
     MH_N,
     MH_WILD,
     SC_DECK_N,
@@ -66,6 +65,7 @@ from tranca_sim.state import (
     SC_STOCK_PTR,
     new_state,
 )
+from tranca_sim.rules import get_preset
 
 STOCK = (A_STOCK, 0, 0)
 KING, QUEEN, FIVE = 13, 12, 5

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as st
 
 from tranca_sim.io import RunFileError
-from tranca_sim.stats import RunningSummary, format_summary, summarize
+from tranca_sim.lab.stats import RunningSummary, format_summary, summarize
 
 # Four deals, side A and side B of each (deal-major, like a run file).
 SCORE_A = [100, 200, 300, 50]

@@ -8,10 +8,10 @@ from numba import njit
 
 import strategies
 from strategies import StrategyError, build, list_strategies, resolve
-from tranca_sim.deal import _obs
-from tranca_sim.engine import _simulate_nb, simulate_chunk
-from tranca_sim.obs import PUB_HAND_N, PUB_LEN, PUB_SEAT, Obs
-from tranca_sim.positions import make_position
+from tranca_sim.engine.deal import _obs
+from tranca_sim.engine.kernel import _simulate_nb, simulate_chunk
+from tranca_sim.engine.obs import PUB_HAND_N, PUB_LEN, PUB_SEAT, Obs
+from tranca_sim.engine.positions import make_position
 from tranca_sim.rules import get_preset
 
 

@@ -4,7 +4,7 @@ numba's ``cache=True`` checks only the source file of the function it
 compiles, not the modules that function calls into; editing a strategy in
 ``strategies/`` would leave a stale kernel in the cache.  We therefore point
 numba's cache at ``<base>/<hash>``, where the hash covers every ``.py`` file
-of ``tranca_sim/`` and ``strategies/`` that defines numba kernels (``njit``;
+under ``tranca_sim/`` and ``strategies/`` that defines numba kernels (``njit``;
 so editing the CLI or the I/O code keeps the cache), the package version and
 numba's version.  ``<base>`` is ``$TRANCA_SIM_CACHE_DIR``, else
 ``$NUMBA_CACHE_DIR``, else ``~/.cache/tranca-sim``; if it cannot be created,
@@ -40,10 +40,10 @@ def source_hash(version: str) -> str:
     h = hashlib.sha256(f"{version}|{_numba_version()}".encode())
     root = Path(__file__).resolve().parent
     for pkg in (root, root.parent / "strategies"):
-        for p in sorted(pkg.glob("*.py")):
+        for p in sorted(pkg.rglob("*.py")):
             text = p.read_bytes()
             if b"njit" in text:
-                h.update(p.name.encode())
+                h.update(p.relative_to(pkg).as_posix().encode())
                 h.update(text)
     return h.hexdigest()[:16]
 

@@ -157,8 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_simulate(a) -> None:
+    from .lab.stats import format_summary
     from .run import parse_rule_args, run_simulation
-    from .stats import format_summary
 
     res = run_simulation(
         a.preset,
@@ -209,7 +209,7 @@ def _title(meta: dict) -> str:
 
 def _cmd_summarize(a) -> None:
     from .io import load_meta, load_run
-    from .stats import SUMMARY_COLUMNS, format_summary, summarize
+    from .lab.stats import SUMMARY_COLUMNS, format_summary, summarize
 
     meta = load_meta(a.path)
     df = load_run(a.path, columns=list(SUMMARY_COLUMNS))

@@ -32,7 +32,7 @@ from .schema import COLUMNS
 #: Parquet key-value metadata key holding the run metadata (JSON)
 META_KEY = "tranca_sim"
 
-#: copy of :data:`tranca_sim.state.END_REASONS` (kept equal by a test, so reading
+#: copy of :data:`tranca_sim.engine.state.END_REASONS` (kept equal by a test, so reading
 #: and writing files does not import numba)
 END_REASONS = ("playing", "went_out", "stock_out", "turn_limit")
 

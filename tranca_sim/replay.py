@@ -2,7 +2,7 @@
 
 A deal is regenerated from the run file's metadata (rules, strategies,
 master seed) and its index: the engine plays it again with the action log
-on (:func:`tranca_sim.log.play_logged`), and the referee's table model
+on (:func:`tranca_sim.engine.log.play_logged`), and the referee's table model
 (:func:`tranca_sim.referee.walk`) follows the actions, so what is printed is
 also checked.  No log file is needed.
 """
@@ -40,8 +40,8 @@ def regenerate(run_path, deal: int) -> dict:
     ValueError
         If ``deal`` is not a deal of the run.
     """
+    from .engine.log import play_logged
     from .io import RunFileError, load_meta
-    from .log import play_logged
 
     meta = load_meta(run_path)
     try:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cards import JOKER, N_KINDS
+from .engine.cards import JOKER, N_KINDS
 
 # ---- layout of the int64 rule vector read by the kernels ---------------
 R_N_SEATS = 0

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from . import io as _io
+from .lab.stats import RunningSummary
 from .rules import Rules, RulesError, get_preset
-from .stats import RunningSummary
 
 #: rule fields that are labels, not options
 NOT_OPTIONS = ("name", "description")
@@ -218,7 +218,7 @@ def run_simulation(
         throw-away deal before the timing: numba compilation on a first run,
         loading the cached kernels afterwards),
         ``log_path`` (str or None), ``meta`` (the stored run metadata), ``summary``
-        (:func:`tranca_sim.stats.summarize` layout) and ``diagnostics``:
+        (:func:`tranca_sim.lab.stats.summarize` layout) and ``diagnostics``:
         totals over deals of the engine's ``invariant_errors`` (counted with
         ``check``) and ``meld_full`` (refused melds), 0 in a sound run; these
         two columns are not written to the file.
@@ -322,7 +322,7 @@ def run_simulation(
         warmup = time.perf_counter() - t0
         with contextlib.ExitStack() as stack:
             if log_idx:  # logs to a temporary file first, renamed after the run file (or removed)
-                from .log import dump_logs, play_logged
+                from .engine.log import dump_logs, play_logged
 
                 bar.set_description("logging deals")
                 log_tmp = stack.enter_context(_io.atomic_output(log_path, force))

@@ -5,7 +5,7 @@ played presets, written from ``../shared/VARIANTS.md``, the seed
 ``000_95ec226e9cdd732e.txt`` ("000") and the engine's documented choices
 E1..E12 (``docs/rules.md`` section 5, ``docs/engine-decisions.md``).  It
 shares **no rule code** with the compiled engine: it imports only the card
-notation (:mod:`tranca_sim.cards`) and the :class:`~tranca_sim.rules.Rules`
+notation (:mod:`tranca_sim.engine.cards`) and the :class:`~tranca_sim.rules.Rules`
 dataclass for the option values.  Card point values are its own tables,
 copied from VARIANTS "Card values".
 

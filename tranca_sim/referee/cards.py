@@ -1,14 +1,14 @@
 """The referee's own card tables and card classes, on notation strings.
 
 Card point values are copied from VARIANTS "Card values"; nothing here is
-shared with the compiled engine (only the notation of :mod:`tranca_sim.cards`).
+shared with the compiled engine (only the notation of :mod:`tranca_sim.engine.cards`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from ..cards import parse, to_str
+from ..engine.cards import parse, to_str
 from ..rules import PRESETS, Rules
 
 SIDES = ("A", "B")

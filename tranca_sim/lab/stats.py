@@ -81,7 +81,7 @@ _KINDS = {
 
 
 def _bad_column(message: str) -> Exception:
-    from .io import RunFileError  # a ValueError; imported here so stats does not load pyarrow
+    from ..io import RunFileError  # a ValueError; imported here so stats does not load pyarrow
 
     return RunFileError(message)
 

@@ -12,6 +12,18 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..rules import (
+    R_BLACK3_GOING_OUT,
+    R_CANASTA_SIZE,
+    R_GO_OUT_CLEAN,
+    R_LOCK_BLACK3,
+    R_LOCK_WILD,
+    R_MAX_WILDS,
+    R_MIN_NATURALS,
+    R_PILE_CLOSED,
+    R_SEVERAL_PER_RANK,
+    R_THREES_SPECIAL,
+)
 from .cards import JOKER
 from .obs import (
     A_BLACK3,
@@ -31,18 +43,6 @@ from .obs import (
     NEW_JOKER,
     NEW_TWO,
     act,
-)
-from .rules import (
-    R_BLACK3_GOING_OUT,
-    R_CANASTA_SIZE,
-    R_GO_OUT_CLEAN,
-    R_LOCK_BLACK3,
-    R_LOCK_WILD,
-    R_MAX_WILDS,
-    R_MIN_NATURALS,
-    R_PILE_CLOSED,
-    R_SEVERAL_PER_RANK,
-    R_THREES_SPECIAL,
 )
 from .state import (
     EV_BLACK3,

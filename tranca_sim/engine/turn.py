@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .cards import N_KINDS
-from .melds import can_empty, is_black3, is_wild, meld_top_card
-from .obs import A_CAP_EXT, A_CAP_NEW
-from .rules import (
+from ..rules import (
     R_CANASTA_SIZE,
     R_CLEAN_BONUS,
     R_DIRTY_BONUS,
@@ -27,7 +24,7 @@ from .rules import (
     R_THREES_SPECIAL,
     R_VALUES,
 )
-from .schema import (
+from ..schema import (
     OS_CANASTA_BONUS,
     OS_CANASTAS_CLEAN,
     OS_CANASTAS_DIRTY,
@@ -40,6 +37,9 @@ from .schema import (
     OS_SCORE,
     OS_WENT_OUT,
 )
+from .cards import N_KINDS
+from .melds import can_empty, is_black3, is_wild, meld_top_card
+from .obs import A_CAP_EXT, A_CAP_NEW
 from .state import (
     END_WENT_OUT,
     EV_DISCARD,

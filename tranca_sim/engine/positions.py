@@ -1,7 +1,7 @@
 """Stacked decks and hand-made positions, for rule tests and rule-guide examples.
 
 Cards are given in notation (``"KH 10D 2C JK"`` or a list); see
-:mod:`tranca_sim.cards`.
+:mod:`tranca_sim.engine.cards`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections import Counter
 
 import numpy as np
 
+from ..rules import Rules
 from .cards import JOKER, N_KINDS, is_black_three, is_red_three, is_wild_kind, parse_many, rank_of
-from .rules import Rules
 from .state import (
     MAX_SEATS,
     MAXM,

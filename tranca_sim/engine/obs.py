@@ -1,13 +1,13 @@
 """What a strategy sees, and the actions it chooses from.
 
-A strategy never receives the deal's :class:`~tranca_sim.state.State`; the
+A strategy never receives the deal's :class:`~tranca_sim.engine.state.State`; the
 engine builds an :data:`Obs` holding only what the player to move could see:
 
 - ``hand``  ``int16[N_KINDS]``: the player's own hand (counts by kind),
 - ``pub``   ``int32[PUB_LEN]``: public facts (``PUB_*`` indices below),
 - ``pile``  ``int16[108]``: the discard pile, bottom first (``pub[PUB_PILE_N]`` cards),
 - ``mh``, ``mc``: every meld on the table (both sides; header and card counts,
-  see :mod:`tranca_sim.state`),
+  see :mod:`tranca_sim.engine.state`),
 - ``taken`` ``int16[4, N_KINDS]``: cards each seat took from the pile so far,
 - ``morto`` ``int16[2, N_KINDS]``: the mortos when the preset deals them face
   up (``tranca-aberta``), zeros otherwise,

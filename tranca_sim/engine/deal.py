@@ -3,7 +3,7 @@
 :func:`setup_deal` deals a deck order (E2, E3), :func:`play_deal` plays turns
 until the deal ends, asking the seats' strategies through the generated
 switch in ``strategies/_dispatch.py``.  A strategy only ever receives an
-:data:`~tranca_sim.obs.Obs`.
+:data:`~tranca_sim.engine.obs.Obs`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from numba import njit
 
 from strategies._dispatch import choose_discard, choose_draw, choose_meld
 
+from ..rules import R_HAND_SIZE, R_MAX_TURNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_THREES_SPECIAL, R_TURN_UP
 from .cards import N_KINDS
 from .melds import (
     apply_meld_action,
@@ -46,7 +47,6 @@ from .obs import (
     act_x,
     act_y,
 )
-from .rules import R_HAND_SIZE, R_MAX_TURNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_THREES_SPECIAL, R_TURN_UP
 from .state import (
     END_STOCK_OUT,
     END_TURN_LIMIT,

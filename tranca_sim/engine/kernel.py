@@ -2,7 +2,7 @@
 
 Validation and seeding happen in Python; the work happens in
 :func:`_simulate_nb` (``@njit(parallel=True, cache=True)``).  Deal ``i`` of a
-run uses the streams of :mod:`tranca_sim.rng` keyed by ``(master_seed, i)``:
+run uses the streams of :mod:`tranca_sim.engine.rng` keyed by ``(master_seed, i)``:
 its cards and every choice depend only on the rules, the strategies, the
 master seed and ``i`` -- never on the thread count or the chunking.
 """
@@ -16,12 +16,12 @@ from numba import njit, prange
 
 from strategies import N_PARAMS, StrategySpec, resolve
 
-from . import schema as S
+from .. import schema as S
+from ..rules import R_N_JOKERS, Rules
 from .cards import N_KINDS, parse
 from .deal import play_deal, setup_deal
 from .obs import PUB_LEN
 from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
-from .rules import R_N_JOKERS, Rules
 from .state import (
     MS_DIRECT,
     MS_WAITING,
@@ -246,7 +246,7 @@ def simulate_chunk(
     :data:`tranca_sim.schema.COLUMNS` except the run-level ones (preset,
     master_seed, strategy, strategy_params, version), plus
     ``invariant_errors`` and ``meld_full`` (diagnostics, 0 in a sound run).
-    ``end_reason`` is ``int8`` codes into :data:`tranca_sim.state.END_REASONS`.
+    ``end_reason`` is ``int8`` codes into :data:`tranca_sim.engine.state.END_REASONS`.
 
     Raises
     ------
@@ -305,7 +305,7 @@ def play_deck(
 
     Returns the final :data:`State` and the two output rows as columns
     (see :func:`simulate_chunk`).  Used by the rule tests, and with ``log``
-    (the action log recorded in ``State.log``) by :mod:`tranca_sim.log`.
+    (the action log recorded in ``State.log``) by :mod:`tranca_sim.engine.log`.
 
     Raises
     ------

@@ -3,7 +3,7 @@
 A logged deal is played again, alone, from its ``(master_seed, deal_index)``
 with the run's rules and strategies; the engine is deterministic per deal, so
 the log is exactly the deal the run recorded.  The kernel writes compact
-records (:data:`tranca_sim.state.EV_*`); :func:`decode` turns them into
+records (:data:`tranca_sim.engine.state.EV_*`); :func:`decode` turns them into
 actions with card notation.
 """
 
@@ -20,10 +20,10 @@ import numpy as np
 
 from strategies import resolve
 
-from . import schema as S
+from .. import schema as S
+from ..rules import Rules
 from .cards import to_str
-from .engine import _as_deck, _check_seed, deck_of, play_deck
-from .rules import Rules
+from .kernel import _as_deck, _check_seed, deck_of, play_deck
 from .state import (
     END_REASONS,
     EV_BLACK3,
@@ -164,7 +164,7 @@ def write_logs(path: str | os.PathLike, logs: Iterable[dict], force: bool = Fals
         If ``path`` exists without ``force``, is a link or special file, or
         cannot be written (the message names the path and the reason).
     """
-    from .io import atomic_output, writing
+    from ..io import atomic_output, writing
 
     with atomic_output(path, force) as tmp, writing(path), open(tmp, "w", encoding="utf-8") as f:
         dump_logs(f, logs)

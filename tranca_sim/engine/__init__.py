@@ -1,0 +1,36 @@
+"""The numba engine: one deal's state as fixed-shape arrays, and the kernels that play it.
+
+Modules, in the order a deal uses them:
+
+- :mod:`.cards` -- card kinds and notation (``KH``, ``10D``, ``2C``, ``JK``); plain numpy.
+- :mod:`.rng` -- the counter-based per-deal random streams (splitmix64 -> xoshiro256**).
+- :mod:`.state` -- one deal's arrays (hands, mortos, stock, pile, melds, counters) and
+  the names of their slots.
+- :mod:`.obs` -- what a player may see (:data:`~.obs.Obs`) and the action encoding.
+- :mod:`.melds` -- meld legality, new melds, extensions, canastas, the legal-action lists.
+- :mod:`.turn` -- the phases of a turn (red 3s, draw, pile capture, morto, discard,
+  going out) and the deal's score.
+- :mod:`.deal` -- deal setup and the turn loop that asks the strategies.
+- :mod:`.kernel` -- the ``prange`` batch kernel and its Python wrappers
+  (:func:`simulate_chunk`, :func:`play_deck`, :func:`play_position`, :func:`deck_of`).
+- :mod:`.positions` -- hand-made positions for rule tests.
+- :mod:`.log` -- deal logs (every action of chosen deals) written beside a run.
+
+Importing this package does not load numba: the kernel API below is imported
+on first use, so ``tranca_sim.engine.cards`` stays cheap for the referee and
+the CLI.
+"""
+
+from __future__ import annotations
+
+_KERNEL_API = ("deck_of", "play_deck", "play_position", "simulate_chunk")
+
+__all__ = list(_KERNEL_API)
+
+
+def __getattr__(name: str):
+    if name in _KERNEL_API:
+        from . import kernel
+
+        return getattr(kernel, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
