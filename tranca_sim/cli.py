@@ -1,4 +1,4 @@
-"""Command line: ``tranca-sim simulate | summarize | replay | check | presets | strategies``.
+"""Command line: ``tranca-sim simulate | summarize | replay | check | experiment | presets | strategies``.
 
 Every user error (unknown preset, strategy or rule option, bad number, an
 existing, special or unwritable output, an unreadable input) ends with one
@@ -150,6 +150,21 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="referee deals of a run (or a deal-log file) independently")
     c.add_argument("path", help="a Parquet run file, or a .jsonl deal-log file")
     c.add_argument("--sample", type=_positive_int, default=200, help="deals of a run to check; default 200")
+
+    e = sub.add_parser(
+        "experiment", help="run an experiment file: variants against a baseline, with a report"
+    )
+    e.add_argument("path", help="an experiment file, e.g. experiments/tranca-tips.toml")
+    e.add_argument("--out", required=True, help="output directory, e.g. reports/tranca-tips/")
+    e.add_argument(
+        "--deals",
+        type=_deals,
+        default=None,
+        help="cap on the deals per variant (a quick look); default the budget",
+    )
+    e.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    e.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
+    e.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     sub.add_parser("presets", help="list the rule presets")
     sub.add_parser("strategies", help="list the strategies and their parameters")
@@ -327,6 +342,33 @@ def _check_run(path, sample: int):
     return verdicts, f"{k} deals sampled from {path}"
 
 
+def _cmd_experiment(a) -> None:
+    from .lab.experiment import load_experiment, run_experiment
+    from .lab.tables import comparison_table, format_table
+
+    res = run_experiment(
+        a.path, a.out, deals=a.deals, force=a.force, threads=a.threads, progress=not a.no_progress
+    )
+    spec = res["spec"]
+    threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
+    print(
+        f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads}); "
+        f"wrote {res['dir']}"
+    )
+    print(f"{spec['title']} (preset {spec['preset']}, seed {spec['seed']}, tranca-sim {spec['version']})")
+    print(format_table(comparison_table(load_experiment(res["dir"])), spec))
+    stopped = spec["stopped_by"]
+    n_hw = sum(1 for s in stopped.values() if s == "half-width")
+    if spec["stopping"]["sequential"]:
+        print(
+            f"stopping: {n_hw} of {len(stopped)} variants reached the half-width target "
+            f"{spec['stopping']['half_width']:g} pts/deal; the others spent the budget"
+        )
+    rep = res["report"]
+    if isinstance(rep, str):
+        print(rep)
+
+
 def _cmd_presets(a) -> None:
     from .rules import PLANNED_PRESETS, PRESETS
 
@@ -416,10 +458,18 @@ def _main(argv, state: dict) -> int:
     state["args"] = args
 
     from .io import RunFileError
+    from .lab.experiment import ExperimentError
+    from .lab.spec import SpecError
     from .rules import RulesError
     from .run import RunOptionError
 
-    errors: tuple[type[BaseException], ...] = (RulesError, RunFileError, RunOptionError)
+    errors: tuple[type[BaseException], ...] = (
+        RulesError,
+        RunFileError,
+        RunOptionError,
+        SpecError,
+        ExperimentError,
+    )
     try:
         from strategies import StrategyError
 
@@ -432,6 +482,7 @@ def _main(argv, state: dict) -> int:
         "summarize": _cmd_summarize,
         "replay": _cmd_replay,
         "check": _cmd_check,
+        "experiment": _cmd_experiment,
         "presets": _cmd_presets,
         "strategies": _cmd_strategies,
     }[args.command]

@@ -1,0 +1,161 @@
+"""Experiment files: a good file resolves as written, every bad field gives one clear error line."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import pytest
+
+from tranca_sim.cli import main
+from tranca_sim.lab.spec import SpecError, load_spec
+
+GOOD = """
+title = "t"
+question = "q?"
+baseline = "basic"
+seed = 3
+batch = 400
+budget = 4000
+[stopping]
+half_width = 10
+[[variants]]
+label = "no going out"
+strategy = "basic:go_out=0"
+[[variants]]
+strategy = "basic"
+params = { black3_lock = 0 }
+"""
+
+
+def write(tmp_path, text, name="x.toml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text), encoding="utf-8")
+    return p
+
+
+def test_good_file_resolves(tmp_path):
+    spec = load_spec(write(tmp_path, GOOD))
+    assert spec["name"] == "x" and spec["design"] == "duplicate" and spec["preset"] == "tranca"
+    assert spec["batch"] == 400 and spec["budget"] == 4000 and spec["seed"] == 3
+    assert [v["label"] for v in spec["variants"]] == ["no going out", "basic:black3_lock=0"]
+    assert "black3_lock=0" in spec["variants"][1]["strategy"]
+    assert spec["stopping"]["sequential"] and spec["stopping"]["alpha"] == 0.05
+    assert spec["stopping"]["tune"] == pytest.approx(math.sqrt(400 * 4000))
+    assert spec["rules"]["match_target"] == 3000
+
+
+def test_deals_cap_lowers_budget_and_batch(tmp_path):
+    spec = load_spec(write(tmp_path, GOOD), deals_cap=301)
+    assert spec["budget"] == 300 and spec["batch"] == 300  # even: decks are played twice
+    assert not spec["stopping"]["sequential"]  # one look: a fixed number of deals
+
+
+def test_sweep_makes_one_variant_per_grid_value(tmp_path):
+    text = (
+        GOOD.split("[[variants]]")[0]
+        + """
+[sweep]
+strategy = "basic"
+param = "take_pile_min"
+grid = [1, 3, 6]
+"""
+    )
+    spec = load_spec(write(tmp_path, text))
+    assert [(v["label"], v["param"], v["value"]) for v in spec["variants"]] == [
+        ("take_pile_min=1", "take_pile_min", 1.0),
+        ("take_pile_min=3", "take_pile_min", 3.0),
+        ("take_pile_min=6", "take_pile_min", 6.0),
+    ]
+    assert spec["sweep"]["grid"] == [1.0, 3.0, 6.0]
+
+
+BAD = [
+    ("title = 'x'", "question: missing"),
+    (
+        GOOD.replace('strategy = "basic:go_out=0"', 'strategy = "foo"'),
+        "variants[0].strategy: unknown strategy 'foo'",
+    ),
+    (
+        GOOD.replace("black3_lock = 0", "nope = 0"),
+        "variants[1].strategy: strategy 'basic' has no parameter 'nope'",
+    ),
+    (GOOD.replace("black3_lock = 0", "black3_lock = 7"), "variants[1].strategy: parameter 'black3_lock'"),
+    (GOOD.replace("batch = 400", "batch = 401"), "batch: must be even in the duplicate design"),
+    (GOOD.replace("seed = 3", "seed = -1"), "seed: must be between 0 and"),
+    (GOOD.replace("seed = 3", "seed = 'one'"), "seed: must be a whole number"),
+    (GOOD.replace("half_width = 10", "half_width = -1"), "stopping.half_width: must be greater than 0"),
+    (
+        GOOD.replace("half_width = 10", "alpha = 0.7"),
+        "stopping.alpha: must be greater than 0 and less than 0.5",
+    ),
+    (GOOD.replace("half_width = 10", "halfwidth = 10"), "stopping.halfwidth: unknown field"),
+    (
+        GOOD.replace('baseline = "basic"', 'baseline = "basic"\ndesign = "triplicate"'),
+        "design: must be one of",
+    ),
+    (
+        GOOD.replace('baseline = "basic"', 'baseline = "basic"\ndesign = "fixed-opponent"'),
+        "opponent: missing",
+    ),
+    (
+        GOOD.replace('baseline = "basic"', 'baseline = "basic"\nopponent = "random"'),
+        "opponent: only the fixed",
+    ),
+    (GOOD.replace('baseline = "basic"', 'baseline = "basic"\npreset = "bridge"'), "preset: unknown preset"),
+    (
+        GOOD.replace('baseline = "basic"', 'baseline = "basic"\nrules = { max_wildz = 1 }'),
+        "rules: unknown rule",
+    ),
+    (
+        GOOD.replace('label = "no going out"', 'label = "basic:black3_lock=0"'),
+        "variants[1].label: 'basic:black3_lock=0' is used twice",
+    ),
+    (GOOD.split("[[variants]]")[0], "variants: no variant to compare"),
+    (
+        GOOD + "\n[sweep]\nstrategy = 'basic'\nparam = 'go_out'\ngrid = [1]\n",
+        "sweep.grid: must be a list of at least 2",
+    ),
+    (
+        GOOD + "\n[sweep]\nstrategy = 'basic'\nparam = 'go_out'\ngrid = [0, 5]\n",
+        "sweep.grid[1]: parameter 'go_out'",
+    ),
+    (GOOD + "\ncolour = 'red'\n", "colour: unknown field"),
+    ("title = 'x\n", "not valid TOML"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD)
+def test_bad_file_one_clear_error(tmp_path, text, message):
+    p = write(tmp_path, text)
+    with pytest.raises(SpecError) as e:
+        load_spec(p)
+    assert str(e.value).startswith(f"{p}: ")
+    assert message in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_cli_bad_file_exits_2_with_one_line(tmp_path, capsys):
+    p = write(tmp_path, GOOD.replace('strategy = "basic:go_out=0"', 'strategy = "foo"'))
+    with pytest.raises(SystemExit) as e:
+        main(["experiment", str(p), "--out", str(tmp_path / "out")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tranca-sim: error: {p}: variants[0].strategy: unknown strategy 'foo'")
+    assert err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_missing_file_and_existing_output(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["experiment", str(tmp_path / "none.toml"), "--out", str(tmp_path / "out")])
+    assert e.value.code == 2
+    assert "cannot read the experiment file" in capsys.readouterr().err
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("x")
+    with pytest.raises(SystemExit) as e:
+        main(["experiment", str(write(tmp_path, GOOD)), "--out", str(out)])
+    assert e.value.code == 2
+    assert "is not empty; use --force" in capsys.readouterr().err
+    assert (out / "keep.txt").exists()

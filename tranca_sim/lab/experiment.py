@@ -1,0 +1,453 @@
+"""Run an experiment file: batches of deals per variant until its interval is narrow enough or
+its budget is spent, run files in ``runs/``, ``experiment.json``, then the report.
+
+>>> from tranca_sim.lab.experiment import run_experiment, load_experiment
+>>> res = run_experiment("experiments/tranca-tips.toml", "reports/tranca-tips", deals=4000)  # doctest: +SKIP
+>>> exp = load_experiment("reports/tranca-tips")                                              # doctest: +SKIP
+
+**Stopping rule** (per variant): after every batch the runner looks at each
+active variant's per-unit differences and computes the (1 - alpha)
+asymptotic confidence sequence of Waudby-Smith, Arbour, Sinha, Kennedy and
+Ramdas (2021), "Time-uniform central limit theory and asymptotic confidence
+sequences" (the Gaussian-mixture boundary of Howard, Ramdas, McAuliffe and
+Sekhon 2021, "Time-uniform, nonparametric, nonasymptotic confidence
+sequences"; :func:`tranca_sim.lab.inference.cs_half_width`). A variant stops
+when the half-width is at most ``stopping.half_width`` points per deal, or
+when it has played its budget; the others go on. A confidence sequence
+covers the true mean at all looks at once, so each variant's interval (the
+running intersection over its looks) stays valid at its own data-dependent
+stopping time, and its anytime-valid p-value may enter the Holm adjustment.
+The mixture variance is fixed before any deal, from ``stopping.tune`` (deals
+per variant where the interval is tightest; default the geometric mean of the
+batch and the budget). Without ``half_width`` (or with a budget of one batch)
+the experiment is a fixed number of deals and the Student t interval is reported.
+
+The output directory is built under a temporary name beside it and renamed
+into place when every run is written (``--force`` replaces an existing one
+the same way), so an interrupted experiment leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import math
+import os
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import io as _io
+from .designs import RunPlan, duplicate_units, fixed_opponent_units, plan_runs
+from .inference import cs_rho2, sequential_interval
+from .spec import SpecError, load_spec
+
+
+class ExperimentError(ValueError):
+    """A problem with an experiment's output directory or its files (one readable line)."""
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """One run file of an experiment: ``label`` (variant label or ``"baseline"``), ``path``,
+    ``side_a``, ``side_b`` (strategy texts), ``seed``, ``role`` (see :class:`designs.RunPlan`)."""
+
+    label: str
+    path: Path
+    side_a: str
+    side_b: str
+    seed: int
+    role: str
+
+
+@dataclass
+class Experiment:
+    """A finished experiment: ``spec`` (the dict of experiment.json), ``dir``, ``runs``."""
+
+    spec: dict
+    dir: Path
+    runs: list[RunRef]
+
+
+def load_experiment(out_dir) -> Experiment:
+    """Read an experiment's output directory (``experiment.json`` and its run files).
+
+    Raises
+    ------
+    ExperimentError
+        If the directory or ``experiment.json`` is missing or malformed, or a
+        run file it names is missing.
+    """
+    d = Path(out_dir)
+    p = d / "experiment.json"
+    try:
+        spec = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ExperimentError(f"{str(d)!r} holds no experiment.json: not an experiment output") from None
+    except (OSError, ValueError) as e:
+        raise ExperimentError(f"cannot read {str(p)!r}: {e}") from None
+    try:
+        runs = [
+            RunRef(r["label"], d / r["path"], r["side_a"], r["side_b"], int(r["seed"]), r["role"])
+            for r in spec["runs"]
+        ]
+    except (KeyError, TypeError, ValueError) as e:
+        raise ExperimentError(f"{str(p)!r} is malformed: {e!r}") from None
+    for r in runs:
+        if not r.path.is_file():
+            raise ExperimentError(f"{str(p)!r} names the run file {str(r.path)!r}, which is missing")
+    return Experiment(spec, d, runs)
+
+
+# ---------------------------------------------------------------------------
+# writing run files batch by batch
+# ---------------------------------------------------------------------------
+class _RunWriter:
+    """A run file written batch by batch (one Parquet row group each), metadata added on close."""
+
+    def __init__(self, path: Path, meta: dict):
+        import pyarrow.parquet as pq
+
+        self.path, self.meta, self.deals = path, meta, 0
+        with _io.writing(path):
+            self._w = pq.ParquetWriter(path, _io.ARROW_SCHEMA, compression="zstd", write_page_checksum=True)
+
+    def write(self, cols: dict) -> None:
+        with _io.writing(self.path):
+            self._w.write_table(_io.chunk_table(cols, self.meta))
+        self.deals += len(cols["side"]) // 2
+
+    def close(self) -> None:
+        meta = dict(self.meta, deals=self.deals)
+        with _io.writing(self.path):
+            self._w.add_key_value_metadata({_io.META_KEY: json.dumps(meta, sort_keys=True)})
+            self._w.close()
+
+    def abort(self) -> None:
+        with contextlib.suppress(Exception):
+            self._w.close()
+
+
+def _run_meta(plan: RunPlan, specs, spec: dict, threads: int) -> dict:
+    import numba
+
+    return {
+        "preset": spec["preset"],
+        "rules": spec["rules"],
+        "rule_options": spec["rule_options"],
+        "master_seed": spec["seed"],
+        "deals": 0,
+        "strategies": [
+            {
+                "side": side,
+                "name": s.name,
+                "text": s.text,
+                "sid": int(s.sid),
+                "param_names": list(s.param_names),
+                "params": [float(x) for x in s.params[: len(s.param_names)]],
+            }
+            for side, s in zip("AB", specs)
+        ],
+        "version": _io.package_version(),
+        "threads": threads,
+        "check": False,
+        "log_deals": [],
+        "log_file": None,
+        "experiment": {"name": spec["name"], "label": plan.label, "role": plan.role},
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "numba": numba.__version__,
+    }
+
+
+def _check_out_dir(out: Path, force: bool) -> None:
+    if out.is_symlink():
+        raise ExperimentError(f"output directory {str(out)!r} is a symbolic link; give its real path")
+    if out.exists():
+        if not out.is_dir():
+            raise ExperimentError(f"output path {str(out)!r} exists and is not a directory")
+        if any(out.iterdir()) and not force:
+            raise ExperimentError(f"output directory {str(out)!r} is not empty; use --force to replace it")
+    parent = out.parent
+    if not parent.is_dir():
+        raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} is not writable")
+
+
+def _swap_into_place(tmp: Path, out: Path) -> None:
+    old = None
+    if out.exists():
+        old = out.parent / f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
+        os.replace(out, old)
+    try:
+        os.replace(tmp, out)
+    except OSError:
+        if old is not None:
+            os.replace(old, out)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# the runner
+# ---------------------------------------------------------------------------
+class _Variant:
+    """Running state of one variant: its runs, per-unit differences, looks, stop reason."""
+
+    def __init__(self, index: int, v: dict, plans: list[RunPlan]):
+        self.index, self.v, self.plans = index, v, plans
+        self.units: list[np.ndarray] = []
+        self.n_units = 0
+        self.deals = 0
+        self.looks: list[int] = []
+        self.stopped_by: str | None = None
+        self.half_width = math.inf
+
+
+def run_experiment(
+    path,
+    out_dir,
+    deals: int | None = None,
+    force: bool = False,
+    threads: int | None = None,
+    progress: bool = True,
+    report: bool = True,
+) -> dict:
+    """Run an experiment file and write its output directory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Experiment file (:mod:`tranca_sim.lab.spec`).
+    out_dir : str or os.PathLike
+        Output directory (LAB-CONTRACT.md): ``experiment.toml`` (a copy),
+        ``experiment.json``, ``runs/*.parquet`` and the report.
+    deals : int, optional
+        Cap on the deals per variant (a quick look).
+    force : bool
+        Replace a non-empty ``out_dir``.
+    threads : int, optional
+        numba threads (default all cores).
+    progress : bool
+        One tqdm bar on stderr for all runs of the experiment.
+    report : bool
+        Call ``tranca_sim.lab.reports.write_report(out_dir)`` when that module exists.
+
+    Returns
+    -------
+    dict
+        ``dir``, ``spec`` (experiment.json), ``seconds`` (simulation and
+        writing), ``deals`` (all deals played, every run), ``deals_per_s``,
+        ``threads``, ``report`` (the report's return value, or a note why
+        there is none).
+
+    Raises
+    ------
+    SpecError
+        For a bad experiment file (``PATH: FIELD: reason``).
+    ExperimentError
+        For an output directory that exists without ``force``, is a link or
+        cannot be written.
+    tranca_sim.run.RunOptionError
+        For a bad ``threads``.
+    tranca_sim.io.RunFileError
+        For an ``OSError`` while writing (disk full); nothing is left behind.
+    """
+    from ..run import RunOptionError
+
+    src = Path(path)
+    spec = load_spec(src, deals_cap=deals)
+    out = Path(out_dir)
+    _check_out_dir(out, force)
+    import numba
+
+    if threads is not None and not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise RunOptionError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    n_threads = threads if threads is not None else numba.get_num_threads()
+
+    from strategies import resolve
+
+    from ..engine import simulate_chunk
+    from ..rules import Rules
+
+    rules = Rules(**spec["rules"])
+    design = spec["design"]
+    dup = design == "duplicate"
+    plans = plan_runs(
+        design, [(v["label"], v["strategy"]) for v in spec["variants"]], spec["baseline"], spec["opponent"]
+    )
+    variants = [
+        _Variant(i, v, [p for p in plans if p.label == v["label"] and p.role != "baseline"])
+        for i, v in enumerate(spec["variants"])
+    ]
+    base_plan = next((p for p in plans if p.role == "baseline"), None)
+    stop = spec["stopping"]
+    per_unit = 2 if dup else 1  # deals of the variant per unit
+    rho2 = cs_rho2(stop["tune"] / per_unit, stop["alpha"])
+    batch_units, budget_units = spec["batch"] // per_unit, spec["budget"] // per_unit
+    seed = spec["seed"]
+
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    writers: dict[str, _RunWriter] = {}
+    base_cols: list[dict] = []
+    base_deals = 0
+    from tqdm.auto import tqdm
+
+    total = spec["budget"] * len(variants)
+    bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="loading the engine")
+    threads_before = numba.get_num_threads()
+    numba.set_num_threads(n_threads)
+    played = 0
+    try:
+        (tmp / "runs").mkdir(parents=True)
+        for p in plans:
+            specs = (resolve(p.side_a), resolve(p.side_b))
+            meta = _run_meta(p, specs, spec, n_threads)
+            writers[p.key] = _RunWriter(tmp / "runs" / f"{p.key}.parquet", meta)
+        simulate_chunk(rules, (spec["baseline"], spec["baseline"]), master_seed=seed, start=0, count=1)
+        bar.set_description(f"{spec['name']}: {len(variants)} variants")
+        t0 = time.perf_counter()
+        look = 0
+        while any(v.stopped_by is None for v in variants):
+            look += 1
+            active = [v for v in variants if v.stopped_by is None]
+            start = look - 1  # every active variant has played `look - 1` full batches
+            start_unit = start * batch_units
+            count = min(batch_units, budget_units - start_unit)
+            if base_plan is not None and base_deals < start_unit + count:  # the shared baseline run
+                cols = simulate_chunk(
+                    rules,
+                    (base_plan.side_a, base_plan.side_b),
+                    master_seed=seed,
+                    start=base_deals,
+                    count=start_unit + count - base_deals,
+                )
+                writers[base_plan.key].write(cols)
+                base_cols.append(cols)
+                base_deals = start_unit + count
+                played += len(cols["side"]) // 2
+            for v in active:
+                got = {}
+                for p in v.plans:
+                    cols = simulate_chunk(
+                        rules, (p.side_a, p.side_b), master_seed=seed, start=start_unit, count=count
+                    )
+                    writers[p.key].write(cols)
+                    got[p.role] = cols
+                    played += count
+                    bar.update(count)
+                if dup:
+                    paired = duplicate_units(got["ab"], got["ba"])
+                else:
+                    base = _slice_deals(base_cols, start_unit, count)
+                    paired = fixed_opponent_units(got["variant"], base)
+                v.units.append(paired.units)
+                v.n_units += len(paired.units)
+                v.deals += paired.n_deals
+                v.looks.append(v.n_units)
+                if stop["sequential"]:
+                    si = sequential_interval(np.concatenate(v.units), v.looks, rho2, stop["alpha"])
+                    v.half_width = si["half_width"]
+                    if v.half_width <= stop["half_width"]:
+                        v.stopped_by = "half-width"
+                if v.stopped_by is None and v.n_units >= budget_units:
+                    v.stopped_by = "budget"
+                if v.stopped_by == "half-width":
+                    bar.total -= spec["budget"] - v.deals
+                    bar.refresh()
+            left = [v.half_width for v in variants if v.stopped_by is None]
+            if stop["sequential"] and left:
+                bar.set_postfix_str(f"{len(left)} running, widest +-{max(left):.1f} pts/deal", refresh=False)
+        seconds = time.perf_counter() - t0
+        for w in writers.values():
+            w.close()
+        spec_out = _result_spec(spec, src, plans, variants, writers, seconds, played, n_threads)
+        with _io.writing(tmp / "experiment.json"):
+            shutil.copyfile(src, tmp / "experiment.toml")
+            (tmp / "experiment.json").write_text(json.dumps(spec_out, indent=2) + "\n", encoding="utf-8")
+        with _io.writing(out):
+            _swap_into_place(tmp, out)
+    except BaseException:
+        for w in writers.values():
+            w.abort()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        bar.close()
+        numba.set_num_threads(threads_before)
+    result = {
+        "dir": str(out),
+        "spec": spec_out,
+        "seconds": seconds,
+        "deals": played,
+        "deals_per_s": played / seconds if seconds > 0 else math.inf,
+        "threads": n_threads,
+        "report": None,
+    }
+    if report:
+        result["report"] = _write_report(out)
+    return result
+
+
+def _slice_deals(chunks: list[dict], start: int, count: int) -> dict:
+    """Deals ``start .. start+count-1`` of the baseline run's chunks (deal-major columns)."""
+    from .designs import DESIGN_COLUMNS
+
+    cols = {c: np.concatenate([ch[c] for ch in chunks]) for c in DESIGN_COLUMNS}
+    return {c: a[2 * start : 2 * (start + count)] for c, a in cols.items()}
+
+
+def _result_spec(spec, src, plans, variants, writers, seconds, played, n_threads) -> dict:
+    out = dict(spec)
+    out["source"] = str(src)
+    out["variants"] = [
+        dict(v.v, deals=v.deals, units=v.n_units, looks=v.looks, stopped_by=v.stopped_by) for v in variants
+    ]
+    out["deals_played"] = {v.v["label"]: v.deals for v in variants}
+    out["stopped_by"] = {v.v["label"]: v.stopped_by for v in variants}
+    out["unit"] = "deck" if spec["design"] == "duplicate" else "deal"
+    out["runs"] = [
+        {
+            "label": p.label,
+            "path": f"runs/{p.key}.parquet",
+            "side_a": p.side_a,
+            "side_b": p.side_b,
+            "seed": spec["seed"],
+            "role": p.role,
+            "deals": writers[p.key].deals,
+        }
+        for p in plans
+    ]
+    out["deals_total"] = played
+    out["seconds"] = round(seconds, 3)
+    out["threads"] = n_threads
+    out["version"] = _io.package_version()
+    out["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    return out
+
+
+def _write_report(out: Path):
+    """Call h6's ``lab.reports.write_report(out)`` if that module exists; else say why not."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec(__package__ + ".reports") is None:
+        return "no report: tranca_sim.lab.reports is not installed yet (run 'tranca-sim report' later)"
+    reports = importlib.import_module(__package__ + ".reports")
+    return reports.write_report(out)
+
+
+__all__ = [
+    "Experiment",
+    "ExperimentError",
+    "RunRef",
+    "SpecError",
+    "load_experiment",
+    "run_experiment",
+]

@@ -1,0 +1,330 @@
+"""Experiment files: ``experiments/NAME.toml`` read and checked field by field.
+
+An experiment file declares one question::
+
+    name = "tranca-tips"                 # default: the file name without .toml
+    title = "Which Tranca tips win points?"
+    question = "How many points a deal does each tip of the rule guides win or lose against basic?"
+    preset = "tranca"                    # default tranca ('tranca-sim presets')
+    baseline = "basic"                   # strategy text ('tranca-sim strategies')
+    design = "duplicate"                 # or "fixed-opponent" (then: opponent = "random")
+    seed = 20261130                      # master seed of every run; default 1
+    batch = 2000                         # deals per variant between two looks at the data; default 2000
+    budget = 200000                      # most deals per variant; default 100000
+
+    [rules]                              # optional changes to the preset (docs/rules.md)
+    max_wilds = 1
+
+    [stopping]                           # optional: without it every variant plays its budget
+    half_width = 5.0                     # stop a variant when its interval's half-width is below this
+    alpha = 0.05                         # 1 - confidence level; default 0.05
+    tune = 20000                         # deals per variant where the interval is tightest (optional)
+
+    [[variants]]                         # any number; label defaults to the strategy text
+    label = "never go out early"
+    strategy = "basic"
+    params = { go_out = 0 }              # or strategy = "basic:go_out=0"
+    note = "000 tip ..."                 # optional, shown in the report
+
+    [sweep]                              # optional: one parameter over a grid (a curve)
+    strategy = "basic"
+    param = "take_pile_min"
+    grid = [1, 2, 3, 5, 8]
+    params = { wild_reserve = 0 }        # optional fixed parameters
+
+Deals are counted per variant: in the duplicate design a deck is played twice
+(once each way), so ``batch`` and ``budget`` must be even and a variant plays
+``budget / 2`` decks at most.
+
+Every problem raises :class:`SpecError` with one line ``PATH: FIELD: what is wrong``.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+
+from .designs import DESIGNS
+
+#: the most deals per variant an experiment may ask for
+MAX_BUDGET = 10**10
+
+_TOP = {
+    "name",
+    "title",
+    "question",
+    "preset",
+    "rules",
+    "baseline",
+    "design",
+    "opponent",
+    "seed",
+    "batch",
+    "budget",
+    "stopping",
+    "variants",
+    "sweep",
+}
+_STOPPING = {"half_width", "alpha", "tune"}
+_VARIANT = {"label", "strategy", "params", "note"}
+_SWEEP = {"strategy", "param", "grid", "params", "label"}
+
+
+class SpecError(ValueError):
+    """An experiment file that cannot be run: ``PATH: FIELD: reason``."""
+
+
+class _Checker:
+    def __init__(self, path):
+        self.path = str(path)
+
+    def fail(self, field: str, msg: str):
+        raise SpecError(f"{self.path}: {field}: {msg}" if field else f"{self.path}: {msg}")
+
+    def keys(self, table: dict, allowed: set, where: str):
+        extra = sorted(set(table) - allowed)
+        if extra:
+            field = f"{where}.{extra[0]}" if where else extra[0]
+            self.fail(field, f"unknown field; allowed: {', '.join(sorted(allowed))}")
+
+    def text(self, table: dict, key: str, where: str, default=None, required=False) -> str | None:
+        field = f"{where}.{key}" if where else key
+        if key not in table:
+            if required:
+                self.fail(field, "missing (a text is required)")
+            return default
+        v = table[key]
+        if not isinstance(v, str) or not v.strip():
+            self.fail(field, f"must be a non-empty text, got {v!r}")
+        return v.strip()
+
+    def integer(self, table: dict, key: str, default: int, lo: int, hi: int) -> int:
+        v = table.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.fail(key, f"must be a whole number, got {v!r}")
+        if not lo <= v <= hi:
+            self.fail(key, f"must be between {lo} and {hi}, got {v}")
+        return v
+
+    def number(self, table: dict, key: str, where: str, lo: float, hi: float, default=None):
+        field = f"{where}.{key}"
+        if key not in table:
+            return default
+        v = table[key]
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            self.fail(field, f"must be a number, got {v!r}")
+        if not lo < v < hi:
+            self.fail(field, f"must be greater than {lo:g} and less than {hi:g}, got {v!r}")
+        return float(v)
+
+    def strategy(self, text: str, params, field: str) -> str:
+        """Canonical strategy text of ``text`` with ``params`` (a table) applied."""
+        from strategies import StrategyError, resolve
+
+        if params is not None and not isinstance(params, dict):
+            self.fail(
+                field.rsplit(".", 1)[0] + ".params", f"must be a table of name = number, got {params!r}"
+            )
+        overrides = {}
+        for k, v in (params or {}).items():
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                self.fail(f"{field.rsplit('.', 1)[0]}.params.{k}", f"must be a number, got {v!r}")
+            overrides[k] = repr(float(v))
+        try:
+            return resolve(text, **overrides).text
+        except StrategyError as e:
+            self.fail(field, str(e))
+
+
+def _fmt(v: float) -> str:
+    return f"{v:g}"
+
+
+def load_spec(path, deals_cap: int | None = None) -> dict:
+    """Read and check an experiment file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.toml`` file.
+    deals_cap : int, optional
+        Most deals per variant (the CLI's ``--deals``): lowers ``budget`` (and
+        ``batch`` if larger) for a quick look; rounded down to even for the
+        duplicate design.
+
+    Returns
+    -------
+    dict
+        The resolved specification: ``name``, ``title``, ``question``,
+        ``preset``, ``rules`` (the full rule set as a dict), ``rule_options``,
+        ``baseline`` (canonical strategy text), ``design``, ``opponent`` (or
+        None), ``seed``, ``batch``, ``budget`` (deals per variant),
+        ``deals_cap``, ``stopping`` (``method``, ``half_width`` or None,
+        ``alpha``, ``tune``), ``variants``: list of dicts ``label``,
+        ``strategy`` (canonical text), ``param`` and ``value`` (sweep points,
+        else None), ``note``; ``sweep`` (``strategy``, ``param``, ``grid``) or None.
+
+    Raises
+    ------
+    SpecError
+        ``PATH: FIELD: reason`` for an unreadable or malformed file, an unknown
+        field, a missing or wrong value, an unknown preset, rule option,
+        strategy or parameter, an odd batch or budget in the duplicate design,
+        or two variants with the same label.
+    """
+    import dataclasses
+
+    from ..rules import RulesError, get_preset
+    from ..run import coerce_rule_options
+    from .inference import CS_METHOD
+
+    c = _Checker(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        c.fail("", f"cannot read the experiment file ({e.strerror or e})")
+    try:
+        doc = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        c.fail("", "not a UTF-8 text file")
+    except tomllib.TOMLDecodeError as e:
+        c.fail("", f"not valid TOML ({e})")
+    c.keys(doc, _TOP, "")
+    name = c.text(doc, "name", "", default=Path(path).stem)
+    if not all(ch.isalnum() or ch in "-_." for ch in name):
+        c.fail("name", f"use letters, digits, '-', '_' and '.' only, got {name!r}")
+    title = c.text(doc, "title", "", required=True)
+    question = c.text(doc, "question", "", required=True)
+    preset = c.text(doc, "preset", "", default="tranca")
+    try:
+        rules = get_preset(preset)
+    except RulesError as e:
+        c.fail("preset", str(e))
+    rule_opts = doc.get("rules", {})
+    if not isinstance(rule_opts, dict):
+        c.fail("rules", f"must be a table of option = value, got {rule_opts!r}")
+    try:
+        opts = coerce_rule_options(rules, rule_opts)
+        rules = rules.replace(**opts) if opts else rules.validate()
+    except RulesError as e:
+        c.fail("rules", str(e))
+    baseline = c.strategy(c.text(doc, "baseline", "", required=True), None, "baseline")
+    design = c.text(doc, "design", "", default="duplicate")
+    if design not in DESIGNS:
+        c.fail("design", f"must be one of {', '.join(DESIGNS)}, got {design!r}")
+    opponent = c.text(doc, "opponent", "")
+    if design == "fixed-opponent":
+        if opponent is None:
+            c.fail("opponent", "missing: the fixed-opponent design needs an opponent strategy")
+        opponent = c.strategy(opponent, None, "opponent")
+    elif opponent is not None:
+        c.fail("opponent", "only the fixed-opponent design has an opponent (design is duplicate)")
+    seed = c.integer(doc, "seed", 1, 0, 2**63 - 1)
+    batch = c.integer(doc, "batch", 2000, 2, MAX_BUDGET)
+    budget = c.integer(doc, "budget", 100_000, 2, MAX_BUDGET)
+    if design == "duplicate":
+        for key, v in (("batch", batch), ("budget", budget)):
+            if v % 2:
+                c.fail(key, f"must be even in the duplicate design (each deck is played twice), got {v}")
+    if deals_cap is not None:
+        if deals_cap < 2:
+            raise SpecError(f"--deals must be at least 2, got {deals_cap}")
+        budget = min(budget, deals_cap - (deals_cap % 2 if design == "duplicate" else 0))
+    batch = min(batch, budget)
+    stop = doc.get("stopping", {})
+    if not isinstance(stop, dict):
+        c.fail("stopping", f"must be a table, got {stop!r}")
+    c.keys(stop, _STOPPING, "stopping")
+    half_width = c.number(stop, "half_width", "stopping", 0, math.inf)
+    alpha = c.number(stop, "alpha", "stopping", 0, 0.5, default=0.05)
+    tune = c.number(stop, "tune", "stopping", 0, math.inf)
+    if tune is None:
+        tune = math.sqrt(batch * budget)  # geometric middle of the first and the last possible look
+    sequential = half_width is not None and budget > batch
+    variants = []
+    raw_vars = doc.get("variants", [])
+    if not isinstance(raw_vars, list):
+        c.fail("variants", "must be an array of tables ([[variants]])")
+    for i, v in enumerate(raw_vars):
+        where = f"variants[{i}]"
+        if not isinstance(v, dict):
+            c.fail(where, f"must be a table, got {v!r}")
+        c.keys(v, _VARIANT, where)
+        given = c.text(v, "strategy", where, required=True)
+        text = c.strategy(given, v.get("params"), f"{where}.strategy")
+        if isinstance(v.get("params"), dict) and v["params"]:
+            extra = ",".join(f"{k}={_fmt(x)}" for k, x in v["params"].items())
+            given += ("," if ":" in given else ":") + extra
+        label = c.text(v, "label", where, default=given)
+        variants.append(
+            {"label": label, "strategy": text, "param": None, "value": None, "note": c.text(v, "note", where)}
+        )
+    sweep = doc.get("sweep")
+    if sweep is not None:
+        if not isinstance(sweep, dict):
+            c.fail("sweep", f"must be a table, got {sweep!r}")
+        c.keys(sweep, _SWEEP, "sweep")
+        base = c.text(sweep, "strategy", "sweep", required=True)
+        param = c.text(sweep, "param", "sweep", required=True)
+        grid = sweep.get("grid")
+        if not isinstance(grid, list) or len(grid) < 2:
+            c.fail("sweep.grid", f"must be a list of at least 2 numbers, got {grid!r}")
+        fixed = sweep.get("params") or {}
+        if not isinstance(fixed, dict):
+            c.fail("sweep.params", f"must be a table of name = number, got {fixed!r}")
+        if param in fixed:
+            c.fail("sweep.params", f"{param!r} is the swept parameter; do not fix it too")
+        prefix = c.text(sweep, "label", "sweep", default=param)
+        values = []
+        for j, x in enumerate(grid):
+            if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+                c.fail(f"sweep.grid[{j}]", f"must be a number, got {x!r}")
+            if float(x) in values:
+                c.fail(f"sweep.grid[{j}]", f"{x!r} is in the grid twice")
+            values.append(float(x))
+            text = c.strategy(base, {**fixed, param: x}, f"sweep.grid[{j}]")
+            variants.append(
+                {
+                    "label": f"{prefix}={_fmt(x)}",
+                    "strategy": text,
+                    "param": param,
+                    "value": float(x),
+                    "note": None,
+                }
+            )
+        sweep = {"strategy": base, "param": param, "grid": values}
+    if not variants:
+        c.fail("variants", "no variant to compare: give [[variants]] or a [sweep]")
+    seen = {}
+    for i, v in enumerate(variants):
+        if v["label"] in seen:
+            c.fail(f"variants[{i}].label", f"{v['label']!r} is used twice; give each variant its own label")
+        seen[v["label"]] = i
+    return {
+        "name": name,
+        "title": title,
+        "question": question,
+        "preset": rules.name,
+        "rules": dataclasses.asdict(rules),
+        "rule_options": opts,
+        "baseline": baseline,
+        "design": design,
+        "opponent": opponent,
+        "seed": seed,
+        "batch": batch,
+        "budget": budget,
+        "deals_cap": deals_cap,
+        "stopping": {
+            "method": CS_METHOD if sequential else "fixed number of deals (Student t interval)",
+            "sequential": sequential,
+            "half_width": half_width,
+            "alpha": alpha,
+            "tune": tune,
+            "rule": "per variant: a variant stops when its own interval is narrow enough; the others go on"
+            if sequential
+            else "every variant plays its whole budget",
+        },
+        "variants": variants,
+        "sweep": sweep,
+    }

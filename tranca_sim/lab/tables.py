@@ -1,0 +1,319 @@
+"""Tables of a finished experiment, as polars (default) or pandas DataFrames (LAB-CONTRACT.md).
+
+>>> from tranca_sim.lab.experiment import load_experiment
+>>> from tranca_sim.lab.tables import comparison_table, sweep_table, deal_table
+>>> exp = load_experiment("reports/tranca-tips")         # doctest: +SKIP
+>>> comparison_table(exp)                                 # doctest: +SKIP
+
+Everything is recomputed from the run files and ``experiment.json`` (the
+looks each variant took are stored there), so a report can be regenerated
+without replaying a deal.
+
+Which interval: when the experiment stopped by looking at the data in
+batches (``spec["stopping"]["sequential"]``), ``lo``/``hi`` and ``p_value``
+are those of the confidence sequence over the looks taken
+(:func:`tranca_sim.lab.inference.sequential_interval`): valid at the
+data-dependent stopping time. Otherwise (one look, a fixed number of deals)
+they are the Student t interval and t test. ``t_lo``/``t_hi`` always give the
+fixed-n t interval for comparison; after sequential stopping it is *not* a
+valid 95% interval. ``interval`` names the one in ``lo``/``hi``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..io import load_run
+from ..rules import Rules
+from .designs import DESIGN_COLUMNS, Paired, duplicate_units, fixed_opponent_units
+from .inference import adjust_p, cs_rho2, match_win_prob, sequential_interval, t_test
+
+#: columns of :func:`comparison_table`, in order (the LAB-CONTRACT columns, then extras)
+COMPARISON_COLUMNS = (
+    "variant",
+    "strategy",
+    "baseline",
+    "design",
+    "unit",
+    "n_units",
+    "n_deals",
+    "mean",
+    "lo",
+    "hi",
+    "sd",
+    "p_value",
+    "p_holm",
+    "p_bh",
+    "holm_significant",
+    "win_share_diff",
+    "win_p",
+    "going_out_variant",
+    "going_out_baseline",
+    "match_win_prob",
+    "match_win_lo",
+    "match_win_hi",
+    "match_method",
+    "var_ratio_design",
+    # extras
+    "var_ratio_plain",
+    "corr_swap",
+    "interval",
+    "half_width",
+    "t_lo",
+    "t_hi",
+    "looks",
+    "stopped_by",
+    "param",
+    "value",
+    "note",
+)
+
+_TEXT = {
+    "variant",
+    "strategy",
+    "baseline",
+    "design",
+    "unit",
+    "match_method",
+    "interval",
+    "stopped_by",
+    "param",
+    "note",
+}
+
+SWEEP_COLUMNS = ("param", "value", "variant", "n_units", "mean", "lo", "hi", "p_value", "p_holm")
+
+
+def _frame(rows: list[dict], columns, backend: str):
+    import polars as pl
+
+    if backend not in ("polars", "pandas"):
+        raise ValueError(f"backend must be 'polars' or 'pandas', got {backend!r}")
+
+    def dtype(c):
+        if c in _TEXT:
+            return pl.Utf8
+        if c in ("n_units", "n_deals", "looks"):
+            return pl.Int64
+        return pl.Boolean if c == "holm_significant" else pl.Float64
+
+    schema = {c: dtype(c) for c in columns}
+    df = pl.DataFrame([{c: r.get(c) for c in columns} for r in rows], schema=schema, orient="row")
+    return df.to_pandas() if backend == "pandas" else df
+
+
+def _runs_of(exp, label: str) -> dict:
+    return {r.role: r for r in exp.runs if r.label == label}
+
+
+def _load(path):
+    return load_run(path, columns=list(DESIGN_COLUMNS))
+
+
+def paired_units(exp, label: str, _base=None) -> Paired:
+    """The :class:`~tranca_sim.lab.designs.Paired` differences of the variant ``label``, from its run files."""
+    runs = _runs_of(exp, label)
+    if exp.spec["design"] == "duplicate":
+        return duplicate_units(_load(runs["ab"].path), _load(runs["ba"].path))
+    base = _base if _base is not None else _load(_runs_of(exp, "baseline")["baseline"].path)
+    return fixed_opponent_units(_load(runs["variant"].path), base)
+
+
+def _interval_name(spec: dict) -> str:
+    stop = spec["stopping"]
+    pc = round(100 * (1 - stop["alpha"]))
+    if stop.get("sequential"):
+        return f"{pc}% confidence sequence over the looks taken (valid under repeated looks)"
+    return f"{pc}% Student t interval (fixed number of deals)"
+
+
+def comparison_table(exp, backend: str = "polars", match_seed: int | None = None):
+    """One row per variant against the baseline (the tip table), sorted as in the experiment file.
+
+    Parameters
+    ----------
+    exp : Experiment
+        From :func:`tranca_sim.lab.experiment.load_experiment`.
+    backend : {"polars", "pandas"}
+    match_seed : int, optional
+        Seed of the match resampling (default: the experiment's seed).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`COMPARISON_COLUMNS`: ``mean`` (points per deal, variant
+        minus baseline), ``lo``/``hi`` (the interval named in ``interval``),
+        ``sd`` (per unit), ``p_value`` (two-sided, mean 0), ``p_holm``,
+        ``p_bh`` (Holm and Benjamini-Hochberg over all variants),
+        ``holm_significant`` (``p_holm <= alpha``), ``win_share_diff``
+        (variant's share of its non-tie deals won minus the baseline's),
+        ``win_p`` (paired exact sign test; :mod:`designs`), going-out shares
+        (0..1), ``match_win_prob`` with ``match_win_lo``/``hi`` (a match to the
+        preset's ``match_target``, by resampled deals: the variant against the
+        baseline in the duplicate design, against the opponent in the
+        fixed-opponent design), ``var_ratio_design``, ``var_ratio_plain``,
+        ``corr_swap`` (see :mod:`tranca_sim.lab.designs`), ``half_width``
+        (of the final look's interval), ``t_lo``/``t_hi`` (fixed-n t interval),
+        ``looks``, ``stopped_by`` (``"half-width"`` or ``"budget"``), ``param``
+        and ``value`` (sweep points, else null), ``note``.
+    """
+    key = ("comparison", match_seed)
+    cache = exp.__dict__.setdefault("_tables", {})
+    if key not in cache:
+        cache[key] = _comparison_rows(exp, match_seed)
+    return _frame([dict(r) for r in cache[key]], COMPARISON_COLUMNS, backend)
+
+
+def _comparison_rows(exp, match_seed) -> list[dict]:
+    spec = exp.spec
+    stop = spec["stopping"]
+    alpha = stop["alpha"]
+    dup = spec["design"] == "duplicate"
+    rho2 = cs_rho2(stop["tune"] / (2 if dup else 1), alpha)
+    target = Rules(**spec["rules"]).match_target
+    base = None if dup else _load(_runs_of(exp, "baseline")["baseline"].path)
+    seed0 = spec["seed"] if match_seed is None else match_seed
+    rows = []
+    for i, v in enumerate(spec["variants"]):
+        pu = paired_units(exp, v["label"], base)
+        tt = t_test(pu.units, 1 - alpha)
+        if stop.get("sequential"):
+            si = sequential_interval(pu.units, v.get("looks") or [len(pu.units)], rho2, alpha)
+            lo, hi, p, half = si["lo"], si["hi"], si["p_value"], si["half_width"]
+        else:
+            lo, hi, p = tt["lo"], tt["hi"], tt["p_value"]
+            half = (hi - lo) / 2 if math.isfinite(hi - lo) else math.nan
+        mp = match_win_prob(pu.match_a, pu.match_b, target, level=1 - alpha, seed=(seed0 + i) % 2**63)
+        rows.append(
+            {
+                "variant": v["label"],
+                "strategy": v["strategy"],
+                "baseline": spec["baseline"],
+                "design": spec["design"],
+                "unit": pu.unit,
+                "n_units": len(pu.units),
+                "n_deals": pu.n_deals,
+                "mean": tt["mean"],
+                "lo": lo,
+                "hi": hi,
+                "sd": tt["sd"],
+                "p_value": p,
+                "win_share_diff": pu.win_share_diff,
+                "win_p": pu.win_p,
+                "going_out_variant": pu.v_out,
+                "going_out_baseline": pu.b_out,
+                "match_win_prob": mp[0],
+                "match_win_lo": mp[1],
+                "match_win_hi": mp[2],
+                "match_method": f"resampled deals (target {target}; "
+                + ("variant vs baseline" if dup else f"variant vs opponent {spec['opponent']}")
+                + ")",
+                "var_ratio_design": pu.var_ratio_design,
+                "var_ratio_plain": pu.var_ratio_plain,
+                "corr_swap": pu.corr_swap,
+                "interval": _interval_name(spec),
+                "half_width": half,
+                "t_lo": tt["lo"],
+                "t_hi": tt["hi"],
+                "looks": len(v.get("looks") or [1]),
+                "stopped_by": v.get("stopped_by"),
+                "param": v.get("param"),
+                "value": v.get("value"),
+                "note": v.get("note"),
+            }
+        )
+    holm, bh, sig = adjust_p([r["p_value"] for r in rows], alpha)
+    for r, a, b, s in zip(rows, holm, bh, sig):
+        r["p_holm"], r["p_bh"], r["holm_significant"] = float(a), float(b), bool(s)
+    return rows
+
+
+def sweep_table(exp, backend: str = "polars"):
+    """The sweep's curve: one row per grid value, or ``None`` if the experiment has no sweep.
+
+    Columns :data:`SWEEP_COLUMNS` (``value`` ascending); ``mean``, ``lo``,
+    ``hi``, ``p_value`` as in :func:`comparison_table`; ``p_holm`` is
+    Holm-adjusted over the sweep's points only.
+    """
+    sweep = exp.spec.get("sweep")
+    if not sweep:
+        return None
+    import polars as pl
+
+    df = comparison_table(exp).filter(pl.col("param") == sweep["param"]).sort("value")
+    holm, _, _ = adjust_p(df["p_value"].to_numpy(), exp.spec["stopping"]["alpha"])
+    df = df.with_columns(p_holm=pl.Series(holm, dtype=pl.Float64)).select(list(SWEEP_COLUMNS))
+    return df.to_pandas() if backend == "pandas" else df
+
+
+def deal_table(exp, backend: str = "polars", columns: list[str] | None = None):
+    """Every row of every run file, with ``run_label`` (the variant's label, or ``"baseline"``),
+    ``run`` (file stem), ``role``, ``strategy`` (full strategy text of the row's side) and
+    ``is_variant`` (the row's side is the variant).
+
+    Parameters
+    ----------
+    columns : list of str, optional
+        Run-file columns to read (default all; ``deal_index`` and ``side`` are always read).
+    """
+    import polars as pl
+
+    if backend not in ("polars", "pandas"):
+        raise ValueError(f"backend must be 'polars' or 'pandas', got {backend!r}")
+    cols = None if columns is None else list(dict.fromkeys(["deal_index", "side", *columns]))
+    if cols is not None and "strategy" in cols:
+        cols.remove("strategy")
+    parts = []
+    for r in exp.runs:
+        df = load_run(r.path, columns=cols)
+        if "strategy" in df.columns:
+            df = df.drop("strategy")
+        var_side = {"ab": 0, "ba": 1, "variant": 0}.get(r.role, -1)
+        df = df.with_columns(
+            run_label=pl.lit(r.label),
+            run=pl.lit(r.path.stem),
+            role=pl.lit(r.role),
+            strategy=pl.when(pl.col("side") == 0).then(pl.lit(r.side_a)).otherwise(pl.lit(r.side_b)),
+            is_variant=pl.col("side").cast(pl.Int64) == var_side,
+        )
+        parts.append(df)
+    out = pl.concat(parts, how="vertical_relaxed") if parts else pl.DataFrame()
+    return out.to_pandas() if backend == "pandas" else out
+
+
+def format_table(df, spec: dict) -> str:
+    """The comparison table as aligned text (the CLI's and README's tip table)."""
+    rows = [("variant", "deals", "mean [interval] pts/deal", "p Holm", "win diff", "match win", "var ratio")]
+    for r in df.iter_rows(named=True):
+        sig = "*" if r["holm_significant"] else " "
+        rows.append(
+            (
+                r["variant"],
+                str(r["n_deals"]),
+                f"{r['mean']:+.1f} [{r['lo']:+.1f}, {r['hi']:+.1f}]",
+                f"{_p(r['p_holm'])}{sig}",
+                f"{100 * r['win_share_diff']:+.1f}%" if math.isfinite(r["win_share_diff"]) else "n/a",
+                f"{100 * r['match_win_prob']:.1f}%" if math.isfinite(r["match_win_prob"]) else "n/a",
+                f"{r['var_ratio_design']:.2f}" if math.isfinite(r["var_ratio_design"]) else "n/a",
+            )
+        )
+    widths = [max(len(x[i]) for x in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        for r in rows
+    ]
+    unit = "deck (both deals, sides swapped)" if spec["design"] == "duplicate" else "deal"
+    lines.append(
+        f"design {spec['design']}, unit {unit}; baseline {spec['baseline']}; interval: {_interval_name(spec)}; "
+        "* = Holm-adjusted p <= alpha"
+    )
+    return "\n".join(lines)
+
+
+def _p(p: float) -> str:
+    if not math.isfinite(p):
+        return "n/a"
+    return "<1e-4" if p < 1e-4 else f"{p:.4f}"
+
+
+__all__ = ["comparison_table", "deal_table", "format_table", "paired_units", "sweep_table"]
