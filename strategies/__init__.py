@@ -1,7 +1,8 @@
 """Pluggable strategies for tranca-sim.
 
 A strategy is a module in this package with ``NAME``, ``DOC``, ``PARAMS``
-(tuple of ``(name, default, doc, lowest, highest)``) and three numba functions::
+(tuple of ``(name, default, doc, lowest, highest[, kind])``; kind is
+"switch" (0/1), "int" or "real") and three numba functions::
 
     choose_draw(prm, obs, acts, n, rng) -> int     # index into acts[:n] (stock or a way to take the pile)
     choose_meld(prm, obs, acts, n, rng) -> int     # index into acts[:n], or -1 to stop melding
@@ -25,7 +26,7 @@ import numpy as np
 
 from strategies.registry import MODULES
 
-N_PARAMS = 8  # width of a parameter row; a strategy uses the first len(PARAMS)
+N_PARAMS = 24  # width of a parameter row; a strategy uses the first len(PARAMS)
 
 
 class StrategyError(ValueError):

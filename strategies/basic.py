@@ -1,21 +1,97 @@
-"""``basic``: a sensible heuristic player built from the rule guides' tips.
+"""``basic``: a sensible heuristic player, and every tip of the rule guides as one of its parameters.
 
-It takes the pile when it can use the top card, lays every natural it can,
-starts melds with a wild when allowed, completes canastas, rushes its morto,
-goes out as soon as it may, locks the pile with black 3s and avoids feeding
-the opponents' melds.  Each tip is a parameter (floats; 0 = off):
+The baseline (all defaults) takes the pile when it can use the top card and
+the pile holds at least ``take_pile_min`` cards, lays every natural it can
+(extensions first, then new melds of three naturals), starts melds with two
+naturals and a wild, puts a wild on a meld only to complete a canasta or to
+empty its hand (morto or going out), goes out as soon as it may, never
+discards a wild unless it holds nothing else, and discards its least useful
+card (singletons before pairs, low before high).  Every tip is **off** in the
+baseline; each tip parameter switches on exactly one tip of the seeds and
+leaves everything else as in the baseline.  ``TIPS`` below lists, for each
+tip, the setting that follows it and the baseline's setting (machine
+readable, for the experiment runner); docs/strategies.md explains each one,
+and says which is the morto-timing sweep.
 
-==================  =======  ====================================================
-name                default  meaning
-==================  =======  ====================================================
-take_pile_min       1        take the pile (when legal) only if it holds at least this many cards
-wild_reserve        0        keep one wild in hand: never spend the last wild except to go out (000 tip 4)
-clean_patience      1        never put a wild on a clean meld of 4+ naturals (wait for a clean canasta, 000 tip 3)
-black3_lock         1        discard black 3s first, locking the pile (000 tip 2)
-safe_discard        1        avoid discarding ranks the opponents have melded or took from the pile
-go_out              1        go out as soon as the rules allow (0: hold while other moves exist)
-wild_melds          1        start new melds with two naturals and a wild
-==================  =======  ====================================================
+Tips (seed ``000_95ec226e9cdd732e.txt`` "Tips and Strategy", bullets 1-6;
+seed ``004_083ae37bb3863d19.txt`` "Tips to play better", bullets 1-6):
+
+``morto_stock`` (000 tip 1, 004 tip 5; *late* morto)
+    The morto gives the side eleven new cards but starts the clock; waiting
+    keeps flexibility.  With ``morto_stock = K`` the player, while its side's
+    morto waits and the stock holds more than K cards, never melds its hand
+    below two cards (so neither a meld nor its discard empties the hand and
+    takes the morto).  108 (default) = never holds back: the baseline's
+    earliest pickup.  The morto-timing sweep parameter.
+``morto_melds`` (000 tip 1; *late*, by progress)
+    N > 0: as ``morto_stock``, holding back while the side has fewer than N
+    melds on the table.  0 = off.
+``morto_rush`` (000 tip 1, 004 tip 5; *early*)
+    1: while the side's morto waits, empty the hand as fast as possible: put
+    wilds on any meld, start wild melds, ignore every holding tip.  0 = off.
+``black3_lock`` (000 tip 2)
+    Lock the pile with a black 3 when the card on top would complete (or let
+    the next player capture with) an opposing meld.  1: black 3s are kept as
+    defensive cards, and discarded exactly when the card the player would
+    otherwise discard fits an opposing meld (the next player could take the
+    pile by extending it, or complete a canasta with it) or is of a rank the
+    next player took from the pile.  0 (baseline): a black 3 is ordinary junk,
+    discarded like a lone five-point card.
+``clean_patience`` (000 tip 3)
+    A clean canasta (200) is worth delaying a turn for over a dirty one
+    (100).  N > 0: no wild goes on a clean meld of ``canasta_size - 2`` or
+    more cards (5-6 in Tranca) until it has gone N of the side's turns without
+    growing (``MH_GREW``); 0 = off.
+``keep_clean`` (000 tip 3, 004 tip 2)
+    1: never put a wild on the side's last clean meld (while it has no clean
+    canasta): at least one meld stays free of wilds.  0 = off.
+``wild_reserve`` (000 tip 4)
+    Keep one wild as a meld starter for when the pile is locked, and spend it
+    only when close to going out.  1: the player's last wild is not put on a
+    meld, nor used to take the pile, except to start a new meld while the pile
+    is locked, or when close to going out (its side may go out and it holds
+    at most 4 cards).  0 = off.
+``red3_pace`` (000 tip 5)
+    Red 3s are +100 each with a canasta, -100 without.  1: while the side has
+    red 3s and no canasta it hurries to a canasta (takes any usable pile,
+    lays everything, dirty canastas welcome); while the side may go out and
+    the opponents hold red 3s without a canasta (each still -100 for them;
+    they cannot go out), it holds back from going out as long as the stock
+    has more than 10 cards.  0 = off.
+``partner`` (000 tip 6)
+    1: never open a second meld of a rank the side already has (extend it
+    instead, feeding the partner's meld) and, in discards, keep cards of the
+    side's meld ranks.  0 (baseline): the player looks only at its own hand:
+    three naturals of a rank become a new meld even when the side has one of
+    that rank, and discards ignore the side's melds.
+``long_meld`` (004 tip 1)
+    One long meld is worth more than several short ones.  N > 0: no new meld
+    while the side has N or more melds that are not yet canastas; 0 = off.
+``pile_fit`` (004 tip 3)
+    Look at the pile before drawing: every card taken that is not melded
+    counts against you.  f > 0: a pile of 5 or more cards is taken only if at
+    least a share f of its cards fit (a wild, a card of a rank the side has
+    melded, or a card that makes three of its rank with the hand and the
+    pile).  0 = off.
+``safe_discard`` (004 tip 4)
+    Avoid discarding a card that fits the opponents' melds or that they
+    picked up.  1: a rank the opponents have melded counts +60 towards
+    keeping the card, a rank either opponent took from the pile +30 (more
+    than a pair is worth: the player breaks a pair rather than feed them).
+    0 = off.
+``endgame_lay`` (004 tip 6)
+    Near the end, lay down what you can.  1: when the stock has 10 cards or
+    fewer, or an opponent side may go out and one of its players holds 3 cards
+    or fewer, the player lays every legal meld including wild extensions and
+    ignores every holding tip.  0 = off.
+
+Other parameters: ``take_pile_min`` (the pile is taken only if it holds at
+least this many cards), ``go_out`` (1 go out as soon as allowed; 0 hold while
+other moves exist), ``wild_melds`` (start melds with two naturals and a
+wild).  Handicaps, for testing that the baseline is competent:
+``never_pile`` (never takes the pile while the stock has cards),
+``never_wild`` (never melds a wild), ``never_out`` (never goes out: keeps two
+cards while the side may go out).
 """
 
 from numba import njit
@@ -28,35 +104,103 @@ from tranca_sim.engine.obs import (
     A_CAP_NEW,
     A_CAP_OPEN,
     A_EXT,
-    A_NEW,
     A_STOCK,
     C_NAT,
     CAPNEW_2NAT,
     NEW_3NAT,
     PUB_CAN_EMPTY,
+    PUB_CANASTAS,
+    PUB_CLEAN,
     PUB_HAND_N,
+    PUB_LOCKED,
     PUB_MORTO,
     PUB_N_MELDS,
     PUB_PILE_N,
+    PUB_RED3,
     PUB_SEAT,
     PUB_SIDE,
+    PUB_STOCK_N,
+    PUB_TURN,
     act_type,
     act_x,
     act_y,
 )
-from tranca_sim.engine.state import MH_N, MH_NAT, MH_RANK, MH_TYPE, MH_WILD, MS_WAITING, MT_SET
-from tranca_sim.rules import R_CANASTA_SIZE, R_VALUES
+from tranca_sim.engine.state import (
+    MH_GREW,
+    MH_N,
+    MH_RANK,
+    MH_TYPE,
+    MH_WILD,
+    MS_WAITING,
+    MT_SET,
+)
+from tranca_sim.rules import R_CANASTA_SIZE, R_GO_OUT_CLEAN, R_THREES_SPECIAL, R_VALUES
 
 NAME = "basic"
-DOC = "heuristic player: canastas, morto, going out, black-3 locks, safe discards"
-PARAMS = (  # (name, default, doc, lowest, highest); switches are 0 (off) or 1 (on)
-    ("take_pile_min", 1.0, "take the pile only if it holds at least this many cards", 0, 108),
-    ("wild_reserve", 0.0, "keep one wild in hand except to go out", 0, 1),
-    ("clean_patience", 1.0, "no wild on a clean meld of 4+ naturals", 0, 1),
-    ("black3_lock", 1.0, "discard black 3s first to lock the pile", 0, 1),
-    ("safe_discard", 1.0, "avoid discarding ranks the opponents melded or took", 0, 1),
-    ("go_out", 1.0, "go out as soon as allowed", 0, 1),
-    ("wild_melds", 1.0, "start melds with two naturals and a wild", 0, 1),
+DOC = "heuristic player; every rule-guide tip is a parameter (all off by default)"
+# (name, default, doc, lowest, highest, kind); kind: "switch" (0/1), "int" or "real"
+PARAMS = (
+    ("take_pile_min", 1.0, "take the pile only if it holds at least this many cards", 0, 108, "int"),
+    (
+        "wild_reserve",
+        0.0,
+        "000 tip 4: keep the last wild unless starting a meld on a locked pile or close to going out",
+        0,
+        1,
+        "switch",
+    ),
+    (
+        "clean_patience",
+        0.0,
+        "000 tip 3: side turns to wait for a natural before a wild on a clean 5-6 card meld",
+        0,
+        50,
+        "int",
+    ),
+    (
+        "black3_lock",
+        0.0,
+        "000 tip 2: keep black 3s; discard one when the other discard would feed an opposing meld",
+        0,
+        1,
+        "switch",
+    ),
+    ("safe_discard", 0.0, "004 tip 4: avoid discarding ranks the opponents melded or took", 0, 1, "switch"),
+    ("go_out", 1.0, "go out as soon as allowed (0: hold while other moves exist)", 0, 1, "switch"),
+    ("wild_melds", 1.0, "start melds with two naturals and a wild", 0, 1, "switch"),
+    (
+        "morto_stock",
+        108.0,
+        "000 tip 1 (late): hold the morto while the stock has more cards than this",
+        0,
+        108,
+        "int",
+    ),
+    ("morto_melds", 0.0, "000 tip 1 (late): hold the morto until the side has this many melds", 0, 24, "int"),
+    (
+        "morto_rush",
+        0.0,
+        "000 tip 1 / 004 tip 5 (early): empty the first hand as fast as possible",
+        0,
+        1,
+        "switch",
+    ),
+    ("keep_clean", 0.0, "000 tip 3 / 004 tip 2: never dirty the side's last clean meld", 0, 1, "switch"),
+    (
+        "red3_pace",
+        0.0,
+        "000 tip 5: hurry to a canasta with red 3s; hold going out while opponents' red 3s are unpaid",
+        0,
+        1,
+        "switch",
+    ),
+    ("partner", 0.0, "000 tip 6: no second meld of a side rank; feed the side's melds", 0, 1, "switch"),
+    ("long_meld", 0.0, "004 tip 1: no new meld while the side has this many unfinished melds", 0, 24, "int"),
+    ("pile_fit", 0.0, "004 tip 3: take a pile of 5+ cards only if this share of it fits", 0, 1, "real"),
+    ("endgame_lay", 0.0, "004 tip 6: near the end of the deal lay down everything", 0, 1, "switch"),
+    ("never_pile", 0.0, "handicap: never take the pile while the stock has cards", 0, 1, "switch"),
+    ("never_wild", 0.0, "handicap: never meld a wild", 0, 1, "switch"),
+    ("never_out", 0.0, "handicap: never go out", 0, 1, "switch"),
 )
 P_TAKE_PILE_MIN = 0
 P_WILD_RESERVE = 1
@@ -65,6 +209,77 @@ P_BLACK3_LOCK = 3
 P_SAFE_DISCARD = 4
 P_GO_OUT = 5
 P_WILD_MELDS = 6
+P_MORTO_STOCK = 7
+P_MORTO_MELDS = 8
+P_MORTO_RUSH = 9
+P_KEEP_CLEAN = 10
+P_RED3_PACE = 11
+P_PARTNER = 12
+P_LONG_MELD = 13
+P_PILE_FIT = 14
+P_ENDGAME_LAY = 15
+P_NEVER_PILE = 16
+P_NEVER_WILD = 17
+P_NEVER_OUT = 18
+
+# For each tip: (parameter, value that follows the tip, baseline's value, seed tip, one line).
+TIPS = (
+    (
+        "morto_stock",
+        "20",
+        "108",
+        "000 tip 1; 004 tip 5",
+        "late morto: hold the morto until the stock has 20 cards or fewer",
+    ),
+    ("morto_melds", "3", "0", "000 tip 1", "late morto: hold the morto until the side has 3 melds"),
+    ("morto_rush", "1", "0", "000 tip 1; 004 tip 5", "early morto: empty the first hand as fast as possible"),
+    (
+        "black3_lock",
+        "1",
+        "0",
+        "000 tip 2",
+        "discard a black 3 when the other discard would feed an opposing meld",
+    ),
+    (
+        "clean_patience",
+        "2",
+        "0",
+        "000 tip 3",
+        "wait 2 side turns for a natural before dirtying a clean 5-6 card meld",
+    ),
+    ("keep_clean", "1", "0", "000 tip 3; 004 tip 2", "never put a wild on the side's last clean meld"),
+    (
+        "wild_reserve",
+        "1",
+        "0",
+        "000 tip 4",
+        "keep one wild for a locked pile; spend it only close to going out",
+    ),
+    (
+        "red3_pace",
+        "1",
+        "0",
+        "000 tip 5",
+        "red 3s set the pace: hurry without a canasta, hold while opponents' are unpaid",
+    ),
+    ("partner", "1", "0", "000 tip 6", "no second meld of a rank the side has; feed the side's melds"),
+    ("long_meld", "2", "0", "004 tip 1", "one long meld over several short ones: at most 2 unfinished melds"),
+    ("pile_fit", "0.5", "0", "004 tip 3", "take a pile of 5+ cards only if half of it fits"),
+    (
+        "safe_discard",
+        "1",
+        "0",
+        "004 tip 4",
+        "avoid discarding cards that fit the opponents' melds or that they took",
+    ),
+    ("endgame_lay", "1", "0", "004 tip 6", "near the end of the deal lay down everything"),
+)
+MORTO_SWEEP = ("morto_stock", (108, 40, 35, 30, 25, 20, 15, 10, 5, 0))  # earliest ... latest
+
+PILE_BIG = 5  # pile_fit: a "big" pile has at least this many cards
+CLOSE_HAND = 4  # wild_reserve: "close to going out" = the side may go out and the hand has <= 4 cards
+END_STOCK = 10  # endgame_lay, red3_pace: "near the end" = the stock has <= 10 cards
+END_HAND = 3  # endgame_lay: an opponent who may go out holds <= 3 cards
 
 
 @njit(cache=True, inline="always")
@@ -72,12 +287,83 @@ def _wilds(hand):
     return n_twos(hand) + hand[JOKER]
 
 
+@njit(cache=True, inline="always")
+def _may_go_out(obs, side):
+    """Has ``side`` taken its morto and made the canasta the rules ask for going out?"""
+    if obs.pub[PUB_MORTO + side] == MS_WAITING:
+        return False
+    if obs.rp[R_GO_OUT_CLEAN] != 0:
+        return obs.pub[PUB_CLEAN + side] > 0
+    return obs.pub[PUB_CANASTAS + side] > 0
+
+
+@njit(cache=True, inline="always")
+def _set_ranks(obs, side):
+    """Bit ``r`` set: ``side`` has a same-rank meld of rank ``r``."""
+    bits = 0
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        if obs.mh[side, m, MH_TYPE] == MT_SET:
+            bits |= 1 << obs.mh[side, m, MH_RANK]
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _near_end(obs, side):
+    """004 tip 6 "near the end of the round": few stock cards, or an opponent about to go out."""
+    if obs.pub[PUB_STOCK_N] <= END_STOCK:
+        return True
+    opp = 1 - side
+    if _may_go_out(obs, opp):
+        for s in range(opp, 4, 2):
+            if obs.pub[PUB_HAND_N + s] <= END_HAND:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _red3_hurry(prm, obs, side):
+    return prm[P_RED3_PACE] != 0.0 and obs.pub[PUB_RED3 + side] > 0 and obs.pub[PUB_CANASTAS + side] == 0
+
+
+@njit(cache=True, _nrt=False)
+def pile_fit_share(obs):
+    """Share of the pile's cards that fit (004 tip 3): wilds, ranks the side has melded, and
+    ranks of which hand and pile together hold three or more naturals.  0.0 for an empty pile."""
+    pn = obs.pub[PUB_PILE_N]
+    if pn == 0:
+        return 0.0
+    side = obs.pub[PUB_SIDE]
+    own = _set_ranks(obs, side)
+    special = obs.rp[R_THREES_SPECIAL] != 0
+    cnt = 0  # 4 bits per rank: naturals of that rank in the pile
+    for i in range(pn):
+        k = obs.pile[i]
+        if not is_wild(k):
+            cnt += 1 << (4 * (k % 13 + 1))
+    fit = 0
+    for i in range(pn):
+        k = obs.pile[i]
+        if is_wild(k):
+            fit += 1
+        elif special and is_black3(k):
+            continue
+        else:
+            r = k % 13 + 1
+            if own & (1 << r) or n_naturals(obs.hand, r) + ((cnt >> (4 * r)) & 15) >= 3:
+                fit += 1
+    return fit / pn
+
+
 @njit(cache=True, _nrt=False)
 def choose_draw(prm, obs, acts, n, rng):
+    side = obs.pub[PUB_SIDE]
+    wilds = _wilds(obs.hand)
+    seat = obs.pub[PUB_SEAT]
+    close = _may_go_out(obs, side) and obs.pub[PUB_HAND_N + seat] <= CLOSE_HAND
+    wild_ok = prm[P_NEVER_WILD] == 0.0 and (prm[P_WILD_RESERVE] == 0.0 or wilds >= 2 or close)
     stock = -1
     best = -1
     best_score = -1
-    spare_wild = prm[P_WILD_RESERVE] == 0.0 or _wilds(obs.hand) >= 2
     for i in range(n):
         t = act_type(acts[i])
         if t == A_STOCK:
@@ -87,56 +373,113 @@ def choose_draw(prm, obs, acts, n, rng):
         if t == A_CAP_EXT or t == A_CAP_OPEN:
             s = 3
         elif t == A_CAP_NEW:
-            s = 2 if act_y(acts[i]) == CAPNEW_2NAT else (1 if spare_wild else 0)
+            s = 2 if act_y(acts[i]) == CAPNEW_2NAT else (1 if wild_ok else 0)
         if s > best_score:
             best_score = s
             best = i
     if stock < 0:
         return best  # stock exhausted: a capture is the only draw
-    if best >= 0 and best_score > 0 and obs.pub[PUB_PILE_N] >= prm[P_TAKE_PILE_MIN]:
-        return best
-    return stock
+    if best < 0 or best_score <= 0 or prm[P_NEVER_PILE] != 0.0:
+        return stock
+    pn = obs.pub[PUB_PILE_N]
+    if pn < prm[P_TAKE_PILE_MIN] and not _red3_hurry(prm, obs, side):
+        return stock
+    if prm[P_PILE_FIT] > 0.0 and pn >= PILE_BIG and pile_fit_share(obs) < prm[P_PILE_FIT]:
+        return stock
+    return best
 
 
 @njit(cache=True, _nrt=False)
 def choose_meld(prm, obs, acts, n, rng):
     side = obs.pub[PUB_SIDE]
     seat = obs.pub[PUB_SEAT]
+    opp = 1 - side
     hn = obs.pub[PUB_HAND_N + seat]
     cs = obs.rp[R_CANASTA_SIZE]
     wilds = _wilds(obs.hand)
     morto_waiting = obs.pub[PUB_MORTO + side] == MS_WAITING
     may_empty = obs.pub[PUB_CAN_EMPTY] != 0
+    can_out = _may_go_out(obs, side)
+    n_melds = obs.pub[PUB_N_MELDS + side]
+    stock_n = obs.pub[PUB_STOCK_N]
+    # ---- tips that lay everything ----
+    lay_all = (prm[P_MORTO_RUSH] != 0.0 and morto_waiting) or _red3_hurry(prm, obs, side)
+    if prm[P_ENDGAME_LAY] != 0.0 and _near_end(obs, side):
+        lay_all = True
+    # ---- tips that hold back: cards that must stay in hand after a meld ----
+    hold = 0
+    if morto_waiting and not lay_all:
+        if stock_n > prm[P_MORTO_STOCK] or n_melds < prm[P_MORTO_MELDS]:
+            hold = 2
+    if can_out:
+        if prm[P_NEVER_OUT] != 0.0 or (
+            prm[P_RED3_PACE] != 0.0
+            and obs.pub[PUB_RED3 + opp] > 0
+            and obs.pub[PUB_CANASTAS + opp] == 0
+            and stock_n > END_STOCK
+        ):
+            hold = 2
+    close = can_out and hn <= CLOSE_HAND
+    locked = obs.pub[PUB_LOCKED] != 0
+    own = _set_ranks(obs, side)
+    n_clean = 0
+    n_open = 0
+    for m in range(n_melds):
+        if obs.mh[side, m, MH_TYPE] == MT_SET:
+            if obs.mh[side, m, MH_WILD] == 0:
+                n_clean += 1
+            if obs.mh[side, m, MH_N] < cs:
+                n_open += 1
+    turn = obs.pub[PUB_TURN]
+    never_wild = prm[P_NEVER_WILD] != 0.0
+    reserve = prm[P_WILD_RESERVE] != 0.0 and wilds <= 1
     best = -1
     best_score = 0
     for i in range(n):
         a = acts[i]
         t = act_type(a)
         x = act_x(a)
+        y = act_y(a)
         s = 0
         if t == A_BLACK3:
+            after = 0
             s = 100 if prm[P_GO_OUT] != 0.0 else 0
         elif t == A_EXT:
+            after = hn - 1
             size = obs.mh[side, x, MH_N]
-            if act_y(a) == C_NAT:
+            if y == C_NAT:
                 s = 60 if size + 1 == cs else 50
-            else:
+            elif not never_wild:
                 clean = obs.mh[side, x, MH_WILD] == 0
-                last_wild = wilds <= 1 and prm[P_WILD_RESERVE] != 0.0
-                if clean and prm[P_CLEAN_PATIENCE] != 0.0 and obs.mh[side, x, MH_NAT] >= 4:
-                    s = 0
-                elif size + 1 >= cs and size < cs:
+                if size + 1 >= cs and size < cs:
                     s = 30  # completes a canasta
-                elif hn <= 2 and (morto_waiting or may_empty):
+                elif hn <= 2 and may_empty:
                     s = 20  # empties the hand: morto or going out
-                if last_wild and not (hn <= 1 and may_empty):
+                elif lay_all:
+                    s = 15
+                if s > 0 and not lay_all:
+                    waited = (turn - obs.mh[side, x, MH_GREW]) // 2
+                    if clean and size >= cs - 2 and size < cs and waited < prm[P_CLEAN_PATIENCE]:
+                        s = 0  # clean_patience: wait for a natural
+                    if clean and prm[P_KEEP_CLEAN] != 0.0 and n_clean <= 1 and obs.pub[PUB_CLEAN + side] == 0:
+                        s = 0  # keep_clean: the last clean meld stays clean
+                    if reserve and not close:
+                        s = 0  # wild_reserve: the last wild waits
+        else:  # A_NEW
+            after = hn - 3
+            second = (own & (1 << x)) != 0
+            if y == NEW_3NAT:
+                s = 55 if second and prm[P_PARTNER] == 0.0 else 40
+            elif prm[P_WILD_MELDS] != 0.0 and not never_wild:
+                s = 10
+                if reserve and not (close or locked):
                     s = 0
-        elif t == A_NEW:
-            if act_y(a) == NEW_3NAT:
-                s = 40
-            elif prm[P_WILD_MELDS] != 0.0:
-                if prm[P_WILD_RESERVE] == 0.0 or wilds >= 2:
-                    s = 10
+            if second and prm[P_PARTNER] != 0.0:
+                s = 0  # partner: extend the side's meld instead
+            if prm[P_LONG_MELD] > 0.0 and n_open >= prm[P_LONG_MELD] and not lay_all:
+                s = 0  # long_meld: grow the melds on the table first
+        if after < hold:
+            s = 0
         if s > 0 and prm[P_GO_OUT] == 0.0 and may_empty and not morto_waiting and hn <= 2 and t != A_BLACK3:
             s = 1  # holding: still plays, but last of all
         if s > best_score:
@@ -152,38 +495,37 @@ def choose_discard(prm, obs, rng):
     seat = obs.pub[PUB_SEAT]
     opp = 1 - side
     nxt = (seat + 1) % 4
-    own_ranks = _set_ranks(obs, side)  # bit r set: the side has a same-rank meld of rank r
-    opp_ranks = _set_ranks(obs, opp) if prm[P_SAFE_DISCARD] != 0.0 else 0
+    prv = (seat + 3) % 4
+    own = _set_ranks(obs, side) if prm[P_PARTNER] != 0.0 else 0
+    opp_ranks = _set_ranks(obs, opp)
+    safe = prm[P_SAFE_DISCARD] != 0.0
+    lock = prm[P_BLACK3_LOCK] != 0.0
     best = -1
     best_keep = 1 << 30
+    b3 = -1
     for k in range(N_KINDS):
         if hand[k] <= 0:
             continue
         if is_wild(k):
             keep = 1000
-        elif is_black3(k):
-            # locking: a black 3 goes first; otherwise it is junk like a lone low card
-            keep = -100 if prm[P_BLACK3_LOCK] != 0.0 else 19
+        elif is_black3(k) and obs.rp[R_THREES_SPECIAL] != 0:
+            b3 = k
+            keep = 900 if lock else 19  # black3_lock: a defensive card; else junk like a lone 5
         else:
             r = k % 13 + 1
             keep = 20 * n_naturals(hand, r) - obs.rp[R_VALUES + k] // 5
-            if own_ranks & (1 << r):
+            if own & (1 << r):
                 keep += 40
-            if prm[P_SAFE_DISCARD] != 0.0:
+            if safe:
                 if opp_ranks & (1 << r):
                     keep += 60  # the next player could take the pile with it
-                if n_naturals(obs.taken[nxt], r) > 0:
+                if n_naturals(obs.taken[nxt], r) > 0 or n_naturals(obs.taken[prv], r) > 0:
                     keep += 30
         if keep < best_keep:
             best_keep = keep
             best = k
+    if lock and b3 >= 0 and best != b3 and not is_wild(best):
+        r = best % 13 + 1
+        if opp_ranks & (1 << r) or n_naturals(obs.taken[nxt], r) > 0:
+            return b3  # the other discard would feed an opposing meld: lock the pile
     return best
-
-
-@njit(cache=True, inline="always")
-def _set_ranks(obs, side):
-    bits = 0
-    for m in range(obs.pub[PUB_N_MELDS + side]):
-        if obs.mh[side, m, MH_TYPE] == MT_SET:
-            bits |= 1 << obs.mh[side, m, MH_RANK]
-    return bits

@@ -26,7 +26,7 @@ def test_registry_names_and_defaults():
     assert len(names) == len(set(names))
     spec = resolve("basic:take_pile_min=3,wild_reserve=1")
     assert spec.param_dict["take_pile_min"] == 3.0 and spec.param_dict["wild_reserve"] == 1.0
-    assert spec.param_dict["black3_lock"] == 1.0  # default kept
+    assert spec.param_dict["black3_lock"] == 0.0  # default kept (every tip off in the baseline)
     assert resolve(spec.text).param_dict == spec.param_dict
 
 

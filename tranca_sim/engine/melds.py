@@ -50,6 +50,7 @@ from .state import (
     EV_EXTEND,
     EV_NEW_MELD,
     MAXM,
+    MH_GREW,
     MH_JOKERS,
     MH_N,
     MH_NAT,
@@ -64,6 +65,7 @@ from .state import (
     SC_MELD_FULL,
     SC_PILE_N,
     SC_STOCK_PTR,
+    SC_TURN,
     SE_HAND_N,
     SE_MELDED_NOW,
     SS_CANASTAS,
@@ -387,6 +389,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_NEW:
         m = open_meld(st, side, MT_SET, x)
+        st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_NEW_MELD, seat, m, 3)
         log_event(st, EV_CARD, seat, take_natural(st, seat, side, m, x), m)
         log_event(st, EV_CARD, seat, take_natural(st, seat, side, m, x), m)
@@ -403,6 +406,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
             k = take_natural(st, seat, side, x, r)
         else:
             k = take_wild(st, seat, side, x, y == C_JOKER)
+        st.mh[side, x, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_EXTEND, seat, x, k)
         count_canastas(st, rp, side)
         return x
@@ -433,6 +437,7 @@ def meld_top_card(st, rp, seat, a_type, y, x, t):
         log_event(st, EV_NEW_MELD, seat, m, 3)
         log_event(st, EV_CARD, seat, t, m)
     st.mc[side, m, t] += 1
+    st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
     st.mh[side, m, MH_N] += 1
     st.mh[side, m, MH_NAT] += 1
     if a_type == A_CAP_NEW:

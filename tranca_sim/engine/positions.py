@@ -15,6 +15,7 @@ from .cards import JOKER, N_KINDS, is_black_three, is_red_three, is_wild_kind, p
 from .state import (
     MAX_SEATS,
     MAXM,
+    MH_GREW,
     MH_JOKERS,
     MH_N,
     MH_NAT,
@@ -131,6 +132,7 @@ def make_position(
     seat: int = 0,
     turn: int = 0,
     melded_before: set[int] | frozenset[int] = frozenset(),
+    meld_turns: dict[int, list[int]] | None = None,
 ) -> State:
     """A hand-made position, ready for :func:`tranca_sim.engine.play_position`.
 
@@ -148,6 +150,8 @@ def make_position(
     red3 : {side: red 3s in the side's area}.
     seat, turn : seat to move and turns played so far.
     melded_before : seats that melded in an earlier turn (em cima).
+    meld_turns : {side: [turn, ...]} the turn each of ``melds[side]`` last received a card
+        (public history a strategy may read, ``MH_GREW``); default 0.
 
     The position need not hold the whole pack: the invariant checks of
     :func:`~tranca_sim.engine.play_position` compare with the cards it starts with.
@@ -221,6 +225,11 @@ def make_position(
             raise ValueError(f"position: {n} copies of card kind {k}, the pack holds {cap}")
     for s in melded_before:
         st.se[s, SE_MELDED] = 1
+    for side, turns in (meld_turns or {}).items():
+        if len(turns) > int(st.ss[side, SS_N_MELDS]):
+            raise ValueError(f"position: meld_turns for side {side} lists more melds than it has")
+        for m, t in enumerate(turns):
+            st.mh[side, m, MH_GREW] = t
     st.sc[SC_SEAT] = seat
     st.sc[SC_TURN] = turn
     st.sc[SC_FIRST_SEAT] = seat

@@ -33,7 +33,8 @@ MH_N = 5  # cards in the meld
 MH_NAT = 6  # natural cards
 MH_WILD = 7  # cards acting as wilds (2s and jokers)
 MH_JOKERS = 8
-MH_LEN = 9
+MH_GREW = 9  # turn (0-based) the meld last received a card: public history
+MH_LEN = 10
 
 MT_SET = 0
 MT_RUN = 1
