@@ -4,7 +4,8 @@ The baseline (all defaults) takes the pile when it can use the top card and
 the pile holds at least ``take_pile_min`` cards, lays every natural it can
 (extensions first, then new melds of three naturals), starts melds with two
 naturals and a wild, puts a wild on a meld only to complete a canasta or to
-empty its hand (morto or going out), goes out as soon as it may, never
+empty its hand (morto or going out) and on a clean canasta only when nothing
+else empties the hand, goes out as soon as it may, never
 discards a wild unless it holds nothing else, and discards its least useful
 card (singletons before pairs, low before high).  Every tip is **off** in the
 baseline; each tip parameter switches on exactly one tip of the seeds and
@@ -457,6 +458,10 @@ def choose_meld(prm, obs, acts, n, rng):
                     s = 20  # empties the hand: morto or going out
                 elif lay_all:
                     s = 15
+                if clean and size >= cs and s > 0:
+                    s = (
+                        2 if hn <= 2 and may_empty else 0
+                    )  # a clean canasta stays clean unless nothing else empties the hand
                 if s > 0 and not lay_all:
                     waited = (turn - obs.mh[side, x, MH_GREW]) // 2
                     if clean and size >= cs - 2 and size < cs and waited < prm[P_CLEAN_PATIENCE]:
