@@ -79,7 +79,17 @@ from .state import (
     log_event,
     reset_state,
 )
-from .turn import after_meld, count_errors, discard, draw_stock, go_out, legal_discard, place_red3s, take_pile
+from .turn import (
+    after_meld,
+    count_errors,
+    discard,
+    draw_stock,
+    go_out,
+    lay_red3s_at_end,
+    legal_discard,
+    place_red3s,
+    take_pile,
+)
 
 
 @njit(cache=True, _nrt=False)
@@ -254,7 +264,8 @@ def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check):
 
     ``sids`` ``int64[4]`` strategy id per seat, ``prm`` ``float64[4, N_PARAMS]``,
     ``rngs`` ``uint64[4, 4]`` per-seat strategy streams.  Afterwards
-    ``st.sc[SC_OVER]`` holds the END_* reason.
+    ``st.sc[SC_OVER]`` holds the END_* reason and every red 3 still held has been laid
+    in its side's area (E4; not a logged action: the end of the deal implies it).
     """
     max_turns = rp[R_MAX_TURNS]
     while st.sc[SC_OVER] == 0:
@@ -267,4 +278,6 @@ def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check):
         st.se[seat, SE_MELDED_NOW] = 0
         st.sc[SC_TURN] += 1
         st.sc[SC_SEAT] = (seat + 1) % 4
+    lay_red3s_at_end(st, rp)  # E4: red 3s still held are laid now (a seat that never played)
+    _check(st, rp, pack, check)
     log_event(st, EV_END, -1, st.sc[SC_OVER], st.sc[SC_OUT_SEAT])

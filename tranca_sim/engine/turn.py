@@ -38,7 +38,7 @@ from ..schema import (
     OS_WENT_OUT,
 )
 from .cards import N_KINDS
-from .melds import can_empty, is_black3, is_wild, meld_top_card
+from .melds import can_empty, is_black3, is_wild, locked, meld_top_card
 from .obs import A_CAP_EXT, A_CAP_NEW
 from .state import (
     END_WENT_OUT,
@@ -144,7 +144,10 @@ def take_pile(st, rp, seat, a_type, x, y):
 
 @njit(cache=True, _nrt=False)
 def take_morto(st, rp, seat, direct):
-    """The side's morto into ``seat``'s hand (000 Gameplay 10, decision 9, E5)."""
+    """The side's morto into ``seat``'s hand (000 Gameplay 10, decision 9, E4, E5).
+
+    Taken directly, its red 3s are laid and replaced at once; taken indirectly (by the
+    discard), they stay with the morto until the taker's next turn (002 Cierre Indirecto)."""
     side = seat & 1
     log_event(st, EV_MORTO, seat, 1 if direct else 0, side)
     n = 0
@@ -156,9 +159,12 @@ def take_morto(st, rp, seat, direct):
     st.ss[side, SS_MORTO] = MS_DIRECT if direct else MS_INDIRECT
     st.ss[side, SS_MORTO_TURN] = st.sc[SC_TURN]
     st.ss[side, SS_MORTO_SEAT] = seat
-    if not direct:
+    if direct:
+        place_red3s(st, rp, seat)
+    else:
+        # 002 Cierre Indirecto: the morto is used only from the taker's next turn, so its red 3s are
+        # laid (and replaced) at the start of that turn, before the draw, like dealt ones (E4)
         st.ss[side, SS_INDIRECT_SEAT] = seat
-    place_red3s(st, rp, seat)
 
 
 @njit(cache=True, _nrt=False)
@@ -205,17 +211,64 @@ def discard(st, rp, seat, k):
     st.pile[st.sc[SC_PILE_N]] = k
     st.sc[SC_PILE_N] += 1
     log_event(st, EV_DISCARD, seat, k, 0)
-    if is_black3(k) and rp[R_THREES_SPECIAL] != 0:
-        st.ss[side, SS_B3_LOCKS] += 1
-    elif is_wild(k):
-        st.ss[side, SS_WILD_LOCKS] += 1
-    if st.se[seat, SE_HAND_N] > 0:
-        return False
-    if st.ss[side, SS_MORTO] == MS_WAITING:
+    if st.se[seat, SE_HAND_N] == 0 and st.ss[side, SS_MORTO] != MS_WAITING:
+        go_out(st, rp, seat)  # the going-out discard locks nothing: no one plays after it
+        return True
+    count_lock(st, rp, side)
+    if st.se[seat, SE_HAND_N] == 0:
         take_morto(st, rp, seat, False)
-        return False
-    go_out(st, rp, seat)
-    return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def count_lock(st, rp, side):
+    """After a discard that the next player faces: count a real lock for ``side`` (the pile
+    locked under the active rules, 000 Gameplay 4, 6, decision 3), by the card on top."""
+    if not locked(st, rp):
+        return
+    if is_wild(st.pile[st.sc[SC_PILE_N] - 1]):
+        st.ss[side, SS_WILD_LOCKS] += 1
+    else:
+        st.ss[side, SS_B3_LOCKS] += 1
+
+
+@njit(cache=True, _nrt=False)
+def void_morto_seat(st, rp, side):
+    """The seat holding ``side``'s morto if that morto is void, else -1.
+
+    002 Detalle (switch ``indirect_morto_void``, decision 9, E5): a morto taken by the discard
+    is paid as if never taken when the opponents go out before the taker's next turn.  The
+    taker's hand is then exactly that morto: the hand was empty when it was taken, and its red
+    3s are laid only at the next turn (E4), so nothing else came into it."""
+    if rp[R_INDIRECT_VOID] == 0 or st.sc[SC_OVER] != END_WENT_OUT:
+        return -1
+    if (st.sc[SC_OUT_SEAT] & 1) == side:
+        return -1
+    return st.ss[side, SS_INDIRECT_SEAT]
+
+
+@njit(cache=True, _nrt=False)
+def lay_red3s_at_end(st, rp):
+    """At the end of the deal, lay every red 3 still held in the side's red-3 area, without
+    replacement (E4): dealt red 3s of a seat whose first turn never came, and those of a morto
+    taken by the discard whose taker never played again.  A void morto's red 3s stay with it
+    and count for nothing (002 Detalle, E5).  Returns how many were laid."""
+    if rp[R_THREES_SPECIAL] == 0:
+        return 0
+    n = 0
+    for seat in range(4):
+        side = seat & 1
+        if seat == void_morto_seat(st, rp, side):
+            continue
+        for k in (15, 28):
+            c = st.hand[seat, k]
+            if c > 0:
+                st.hand[seat, k] = 0
+                st.se[seat, SE_HAND_N] -= c
+                st.red3[side, k] += c
+                st.ss[side, SS_RED3] += c
+                n += c
+    return n
 
 
 @njit(cache=True, _nrt=False)
@@ -224,6 +277,8 @@ def score_deal(st, rp, out):
 
     score = melded card points + canasta bonuses + red 3s + going-out bonus
             + morto penalty + hand penalty.
+    Red 3s are the side's red-3 area (:func:`lay_red3s_at_end` has laid the ones still held);
+    a void morto (:func:`void_morto_seat`) costs ``-morto_penalty`` and none of its cards count.
     """
     cs = rp[R_CANASTA_SIZE]
     over = st.sc[SC_OVER]
@@ -248,18 +303,9 @@ def score_deal(st, rp, out):
         if went_out:
             go_bonus = rp[R_EM_CIMA_BONUS] if st.sc[SC_EM_CIMA] != 0 else rp[R_GO_OUT_BONUS]
         morto_pen = 0
-        void_seat = -1
-        if st.ss[side, SS_MORTO] == MS_WAITING:
+        void_seat = void_morto_seat(st, rp, side)
+        if st.ss[side, SS_MORTO] == MS_WAITING or void_seat >= 0:
             morto_pen = -rp[R_MORTO_PENALTY]
-        elif (
-            rp[R_INDIRECT_VOID] != 0
-            and over == END_WENT_OUT
-            and not went_out
-            and st.ss[side, SS_INDIRECT_SEAT] >= 0
-        ):
-            # 002 "Detalle": the morto taken by a discard is paid as if never taken
-            morto_pen = -rp[R_MORTO_PENALTY]
-            void_seat = st.ss[side, SS_INDIRECT_SEAT]
         hand_pen = 0
         for seat in range(side, 4, 2):
             if seat == void_seat:

@@ -128,8 +128,15 @@ class _Replay(_Table):
                 raise _Foul(
                     "sequence", f"seat {self.seat}'s hand is empty: the player goes out (000 Gameplay 11)"
                 )
-            if self.r.threes_special and any(_red3(c) for c in self.hands[self.seat]):
-                raise _Foul("red3", "the morto's red 3s are laid at once when it is taken (VARIANTS 7, E4)")
+            if (
+                self.r.threes_special
+                and any(_red3(c) for c in self.hands[self.seat])
+                and self.void_seat[self.seat % 2] != self.seat
+            ):
+                # only a morto just taken by the discard keeps its red 3s until the next turn (E4)
+                raise _Foul(
+                    "red3", "a red 3 is laid in the side's area at once (000 Gameplay 5, VARIANTS 7, E4)"
+                )
             if self.repl_owed and self.stock:
                 raise _Foul("red3", "a red 3 laid is replaced from the stock at once (000 Gameplay 5, E4)")
             want = (self.turn + 1, (self.seat + 1) % 4)
@@ -185,7 +192,8 @@ class _Replay(_Table):
                 if reds:
                     raise _Foul(
                         "red3",
-                        f"seat {seat} holds {reds[0]}: a dealt red 3 is laid before the draw (000 Gameplay 5, E4)",
+                        f"seat {seat} holds {reds[0]}: a red 3 held at the start of the turn (dealt, or in a "
+                        "morto taken by the discard) is laid before the draw (000 Gameplay 5, VARIANTS 7, E4)",
                     )
             kind = "draw"
         if not self.stock:
@@ -476,6 +484,24 @@ class _Replay(_Table):
                 self.check_stock_out()
         self.end_reason = reason
         self.phase = "over"
+        self.lay_red3s_at_end()
+
+    def lay_red3s_at_end(self) -> None:
+        """E4: red 3s still held when the deal ends (dealt to a seat whose first turn never came,
+        or in a morto taken by the discard and not played since) are laid in the side's area,
+        without replacement; a void morto keeps its red 3s and scores nothing (002 Detalle, E5).
+        Sets ``end_red3``: the (seat, card) pairs laid."""
+        self.end_red3 = []
+        if not self.r.threes_special:
+            return
+        for seat in range(4):
+            side = seat % 2
+            if seat == self.void_morto_seat(side):
+                continue
+            for c in sorted(c for c in self.hands[seat].elements() if _red3(c)):
+                self.take_from_hand(seat, [c])
+                self.red3[side].append(c)
+                self.end_red3.append((seat, c))
 
     def check_stock_out(self) -> None:
         """E8: the deal ends by stock exhaustion when the player to move cannot play."""

@@ -66,6 +66,8 @@ def _is_int(x) -> bool:
 def _rules_of(log: dict, rules: Rules | None) -> Rules:
     if rules is not None:
         return rules
+    if "preset" in log and not isinstance(log["preset"], str):
+        raise LogFormatError(f"field 'preset' must be a preset name, got {log['preset']!r}")
     if "rules" in log:
         d = log["rules"]
         if not isinstance(d, dict):

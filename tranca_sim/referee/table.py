@@ -51,10 +51,10 @@ class _Table:
         self.melds: list[list[_Meld]] = [[], []]
         self.red3: list[list[str]] = [[], []]
         self.morto_state = ["waiting", "waiting"]  # or "direct" / "indirect"
-        self.void_seat = [
-            None,
-            None,
-        ]  # per side: indirect taker who has not played a turn since (002 Detalle)
+        # per side: the seat that took the morto by the discard and has not played a turn since
+        # (the morto's red 3s wait for that turn, E4; 002 Detalle voids it, E5)
+        self.void_seat: list[int | None] = [None, None]
+        self.end_red3: list[tuple[int, str]] = []  # red 3s laid when the deal ended (E4)
         self.first_meld_turn: list[int | None] = [None] * 4
         # turn state
         self.phase = "setup"  # setup start play discarded out over
@@ -186,18 +186,20 @@ class _Table:
             raise _Foul("accounting", f"card accounting: extra {extra}, missing {missing}")
 
     # ---- score ------------------------------------------------------------------------
+    def void_morto_seat(self, side: int) -> int | None:
+        """The seat holding ``side``'s morto when it is void, else None: with
+        ``indirect_morto_void`` (002 Detalle, VARIANTS 9, E5) a morto taken by the discard is
+        paid as if never taken when the opponents go out before the taker's next turn.  That
+        seat's hand is then exactly the morto (its red 3s wait for that turn, E4)."""
+        if not self.r.indirect_morto_void or self.end_reason != "went_out" or self.out_seat % 2 == side:
+            return None
+        return self.void_seat[side]
+
     def scores(self) -> dict:
         out = {}
         went_side = self.out_seat % 2 if self.end_reason == "went_out" else None
         for side in range(2):
-            void = None
-            if (
-                self.r.indirect_morto_void
-                and went_side is not None
-                and went_side != side
-                and self.void_seat[side] is not None
-            ):
-                void = self.void_seat[side]  # 002 Detalle: paid as not taken, its cards not counted
+            void = self.void_morto_seat(side)  # paid as not taken, none of its cards counted
             hand = []
             for seat in (side, side + 2):
                 if seat != void:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..rules import Rules
 from .actions import _Replay
 from .cards import SIDES
-from .logfile import LogFormatError, _normalize, _read_lines
+from .logfile import LogFormatError, _is_int, _normalize, _read_lines
 from .questions import SCORE_PARTS
 from .table import _Foul
 
@@ -87,10 +87,28 @@ def check_log(log: dict, rules: Rules | None = None, line: int | None = None) ->
     -------
     Verdict
         ``ok`` or the first divergence (turn, action index, action, rule
-        broken).  Never raises on bad input: a malformed log gives a verdict
-        with ``code == "format"``.
+        broken).  Never raises: a malformed log gives a verdict with
+        ``code == "format"``, a final position that cannot be scored
+        ``"score"``, and an unexpected failure of the referee itself
+        ``"internal"`` (a referee fault, to be reported).
     """
     deal = log.get("deal_index") if isinstance(log, dict) else None
+    if not _is_int(deal):
+        deal = None
+    try:
+        return _check_log(log, rules, line, deal)
+    except Exception as e:  # noqa: BLE001 -- a verdict, never a traceback (issue 6)
+        return Verdict(
+            False,
+            "internal",
+            f"the referee could not judge this log ({type(e).__name__}: {e}); this is a referee fault, "
+            "please report it with the log",
+            line=line,
+            deal_index=deal,
+        )
+
+
+def _check_log(log, rules: Rules | None, line: int | None, deal: int | None) -> Verdict:
     try:
         rules, deck, actions, result = _normalize(log, rules)
     except LogFormatError as e:
@@ -125,7 +143,19 @@ def check_log(log: dict, rules: Rules | None = None, line: int | None = None) ->
             deal_index=deal,
             logged=result,
         )
-    scores = rp.scores()
+    try:
+        scores = rp.scores()
+    except ValueError as e:  # a final position that score_side refuses
+        return Verdict(
+            False,
+            "score",
+            f"the final position cannot be scored: {e}",
+            turn=rp.turn,
+            index=len(actions),
+            line=line,
+            deal_index=deal,
+            logged=result,
+        )
     for s in SIDES:
         for p in SCORE_PARTS + ("score",):
             if scores[s][p] != result[s][p]:
