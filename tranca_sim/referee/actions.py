@@ -174,6 +174,13 @@ class _Replay(_Table):
             raise _Foul("red3", "3s are plain cards in this rule set: there is no red-3 area")
         if not _red3(c):
             raise _Foul("red3", f"{c} is not a red 3: only red 3s go to the side's area (000 Gameplay 5)")
+        if self.phase == "discarded":
+            raise _Foul(
+                "red3",
+                f"{c} laid after the discard: a morto taken by the discard is used only from the taker's "
+                "next turn, so its red 3s are laid at the start of that turn "
+                "(002 Cierre Directo y Cierre Indirecto, VARIANTS 9, E4)",
+            )
         self.take_from_hand(seat, [c])
         self.red3[seat % 2].append(c)
         if self.stock:
