@@ -52,7 +52,12 @@ OD_LEN = 8
 
 #: (column, arrow type, description); order is the Parquet column order
 COLUMNS: list[tuple[str, str, str]] = [
-    ("preset", "string", "rule preset name"),
+    (
+        "preset",
+        "string",
+        "rule preset the run's rules start from; options changed with --rule are in the run metadata "
+        "(load_meta(path)['rules']), not in this column",
+    ),
     ("master_seed", "int64", "master seed of the run"),
     ("deal_index", "int64", "index of the deal in the run; (master_seed, deal_index) fixes the deck"),
     ("side", "int8", "0 = side A (seats 0 and 2), 1 = side B (seats 1 and 3)"),
@@ -64,41 +69,85 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("canastas_clean", "int16", "clean canastas (canasta limpa)"),
     ("canastas_dirty", "int16", "dirty canastas (canasta suja)"),
     ("canasta_bonus", "int32", "clean x clean_bonus + dirty x dirty_bonus"),
-    ("red3_count", "int16", "red 3s in the side's area"),
-    ("red3_points", "int32", "+red3_value each with a canasta, -red3_value each without"),
-    ("going_out_bonus", "int32", "100 for going out, 200 em cima, else 0"),
+    (
+        "red3_count",
+        "int16",
+        (
+            "red 3s in the side's area at the end: dealt, drawn and morto red 3s, those still held when the "
+            "deal ends included (laid then, E4); a void morto's are not (E5)"
+        ),
+    ),
+    ("red3_points", "int32", "red3_count x red3_value (100), + if the side has a canasta, - if not"),
+    (
+        "going_out_bonus",
+        "int32",
+        "going_out_bonus (100) to the side that went out, em_cima_bonus (200) em cima, else 0",
+    ),
     (
         "morto_penalty",
         "int32",
         (
-            "-100 if the side never took its morto (with indirect_morto_void, also one taken by a discard "
-            "and not yet played when the other side went out), else 0"
+            "-morto_penalty (-100) if the side never took its morto, or if its morto is void (with "
+            "indirect_morto_void: taken by the discard, and the other side went out before the taker's "
+            "next turn, 002 Detalle), else 0"
         ),
     ),
-    ("hand_penalty", "int32", "minus the card values left in both partners' hands (<= 0)"),
+    (
+        "hand_penalty",
+        "int32",
+        (
+            "minus the card values left in both partners' hands (<= 0), an unplayed indirect morto "
+            "included; never a red 3 (E4), never a void morto's cards (E5)"
+        ),
+    ),
     ("went_out", "bool", "a player of this side went out (bater)"),
     ("won", "bool", "the side scored strictly more than the other side"),
-    ("morto_taken", "bool", "the side took its morto"),
+    (
+        "morto_taken",
+        "bool",
+        "the side took its morto (also when it then became void: the cost is in morto_penalty)",
+    ),
     ("morto_turn", "int16", "turn (0-based, counting every seat's turn) the morto was taken; -1 never"),
     ("morto_direct", "bool", "morto taken directly (by melding the last card) rather than by a discard"),
     ("morto_seat", "int8", "seat that took the side's morto; -1 never"),
     ("pile_captures", "int16", "times the side took the discard pile"),
-    ("pile_cards", "int16", "cards the side took with those captures"),
-    ("black3_locks", "int16", "black 3s the side discarded (locking the pile)"),
-    ("wild_locks", "int16", "wild cards the side discarded (locking the pile)"),
-    ("n_melds", "int16", "melds (jogos) the side has on the table at the end"),
-    ("hand0_wilds", "int8", "initial hand of seat `side`: 2s and jokers"),
-    ("hand0_jokers", "int8", "initial hand of seat `side`: jokers"),
-    ("hand0_red3", "int8", "initial hand of seat `side`: red 3s"),
-    ("hand0_black3", "int8", "initial hand of seat `side`: black 3s"),
-    ("hand1_wilds", "int8", "initial hand of the partner, seat `side + 2`: 2s and jokers"),
-    ("hand1_jokers", "int8", "initial hand of the partner: jokers"),
-    ("hand1_red3", "int8", "initial hand of the partner: red 3s"),
-    ("hand1_black3", "int8", "initial hand of the partner: black 3s"),
+    ("pile_cards", "int16", "cards in the piles the side took, the melded top cards included"),
+    (
+        "black3_locks",
+        "int16",
+        (
+            "discards by the side that left the pile locked by a black 3 for the next player "
+            "(lock_by_black3 on; the going-out discard is not counted: no one plays after it)"
+        ),
+    ),
+    (
+        "wild_locks",
+        "int16",
+        (
+            "discards by the side that left the pile locked by a wild (2 or joker) for the next player "
+            "(lock_by_wild on; the going-out discard is not counted)"
+        ),
+    ),
+    ("n_melds", "int16", "melds (jogos) the side has on the table at the end, a black-3 set included"),
+    ("hand0_wilds", "int8", "hand dealt to seat `side`: 2s and jokers"),
+    ("hand0_jokers", "int8", "hand dealt to seat `side`: jokers"),
+    ("hand0_red3", "int8", "hand dealt to seat `side`: red 3s"),
+    ("hand0_black3", "int8", "hand dealt to seat `side`: black 3s"),
+    ("hand1_wilds", "int8", "hand dealt to the partner, seat `side + 2`: 2s and jokers"),
+    ("hand1_jokers", "int8", "hand dealt to the partner: jokers"),
+    ("hand1_red3", "int8", "hand dealt to the partner: red 3s"),
+    ("hand1_black3", "int8", "hand dealt to the partner: black 3s"),
     ("end_reason", "string", "went_out (bater), stock_out (decision 14) or turn_limit (safety net)"),
     ("out_seat", "int8", "seat that went out; -1 if nobody did"),
     ("em_cima", "bool", "the deal ended by an em-cima going out (000 Scoring)"),
-    ("n_turns", "int16", "turns played in the deal (every seat's turn counts one)"),
+    (
+        "n_turns",
+        "int16",
+        (
+            "turns in the deal, every seat's turn counting one, the last one included even when its player "
+            "could not play (stock_out at the draw)"
+        ),
+    ),
     ("version", "string", "tranca-sim package version that played the deal"),
 ]
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
 
 from ..rules import Rules
 from .cards import _RANKS, _black3, _cards, _default_rules, _pack, _rank, _red3, _value, _wild
@@ -140,6 +144,15 @@ def validate_meld(cards, rules: Rules | None = None, going_out: bool = False) ->
     return _meld_check(_cards(cards), rules or _default_rules(), going_out)[0]
 
 
+def _flag(name: str, v) -> bool:
+    """A yes/no argument: a bool (numpy's too), or the integers 0 and 1; anything else is refused."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, Integral) and int(v) in (0, 1):
+        return bool(int(v))
+    raise TypeError(f"{name} must be True or False (or 1 / 0), got {v!r}")
+
+
 def score_side(
     melds,
     red3=0,
@@ -155,9 +168,13 @@ def score_side(
     ----------
     melds : list of melds, each a list of notations or a space-separated string
         (a pure black-3 set scores its cards and is never a canasta).
-    red3 : number of red 3s in the side's area, or the red 3s themselves.
+    red3 : number of red 3s in the side's area (an integer, numpy integers
+        included; ``True``/``False`` and floats are refused: a bool is not a
+        count), or the red 3s themselves (list or string of notations).
     hand_cards : every card left in both partners' hands (list or string).
-    went_out : a player of the side went out (bater).
+    went_out : a player of the side went out (bater).  This and the other two
+        flags take ``True``/``False`` (numpy bools too) or the integers 1/0,
+        returned as bools; anything else is refused.
     em_cima : that player had melded nothing in an earlier turn (the going-out
         bonus is then ``em_cima_bonus`` when ``rules.em_cima``); ignored unless
         ``went_out``.
@@ -173,11 +190,15 @@ def score_side(
         (+``red3_value`` each with a canasta, minus each without),
         ``going_out_bonus``, ``morto_penalty`` (<= 0), ``hand_penalty`` (<= 0),
         ``score`` = their sum (the name used by a log's ``result``) and the
-        same number as ``total``; also ``canastas_clean``, ``canastas_dirty``,
-        ``red3_count``.
+        same number as ``total``; also ``canastas_clean``, ``canastas_dirty``
+        and ``red3_count``.  Every value is a plain ``int``.
 
     Raises
     ------
+    TypeError
+        For an argument of the wrong type: ``red3`` a bool or a float,
+        ``melds`` a string instead of a list of melds, a flag that is not a
+        bool or 0/1, ``rules`` that is not a :class:`~tranca_sim.rules.Rules`.
     ValueError
         For an unknown card, an illegal meld, a black-3 set when the side did not
         go out (000 Gameplay 6), going out without the morto or the preset's
@@ -192,7 +213,20 @@ def score_side(
     ...            went_out=True)["total"]
     535
     """
-    rules = rules or _default_rules()
+    if rules is None:
+        rules = _default_rules()
+    elif not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules (tranca_sim.rules.get_preset), got {type(rules).__name__}")
+    went_out = _flag("went_out", went_out)
+    em_cima = _flag("em_cima", em_cima)
+    morto_taken = _flag("morto_taken", morto_taken)
+    if isinstance(melds, str) or not isinstance(melds, Iterable):
+        raise TypeError(
+            f"melds must be a list of melds, each a list of cards or a string such as 'KH KD 2C'; "
+            f"got {melds!r}"
+        )
+    if not isinstance(hand_cards, (str, Iterable)):
+        raise TypeError(f"hand_cards must be a list of cards or a string such as 'AS 7C'; got {hand_cards!r}")
     melded = clean = dirty = 0
     seen = Counter()
     for i, m in enumerate(melds):
@@ -207,8 +241,14 @@ def score_side(
                 clean += 1
             else:
                 dirty += 1
-    if isinstance(red3, int):
-        n_red3 = red3
+    if isinstance(red3, (bool, np.bool_)) or isinstance(red3, (float, np.floating)):
+        raise TypeError(
+            f"red3 must be a count of red 3s (an integer 0..4) or the red 3s themselves; got {red3!r}"
+        )
+    if isinstance(red3, Integral):
+        n_red3 = int(red3)
+    elif not isinstance(red3, (str, Iterable)):
+        raise TypeError(f"red3 must be a count (0..4) or a list of red 3s such as ['3H']; got {red3!r}")
     else:
         r3 = _cards(red3)
         if rules.threes_special and not all(_red3(c) for c in r3):
