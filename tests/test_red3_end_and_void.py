@@ -307,3 +307,14 @@ def test_indirect_morto_red3s_are_not_laid_after_the_discard():
     v = R.check_log(deal.log(VOID_RESULT[True]))
     assert v.code == "red3" and "next turn" in v.reason
 
+
+
+def test_replay_says_what_the_end_of_the_deal_did(tranca):
+    from tranca_sim.replay import format_deal
+
+    lg = play_logged(tranca, ("basic", "basic"), 0, 0, deck=swapped_legal_deck(), first_seat=0)
+    assert "3D still held by seat 1 is laid in side B's red-3 area (E4)" in format_deal(lg)
+    rules = TRANCA.replace(indirect_morto_void=True)
+    deal = Deal(rules, VOID_HANDS, VOID_MORTOS, VOID_STOCK, first_seat=1).play(VOID_SCRIPT)
+    text = format_deal(deal.log(VOID_RESULT[True]))
+    assert "side B's morto, taken by seat 1 with the discard, is void" in text

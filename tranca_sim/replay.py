@@ -142,6 +142,15 @@ def format_deal(log: dict) -> str:
         elif act == "end":
             who = f" by seat {a['out_seat']}" if a["reason"] == "went_out" else ""
             out.append(f"end of the deal: {a['reason']}{who}")
+            for s, c in table.end_red3:
+                out.append(f"  {c} still held by seat {s} is laid in side {SIDES[s % 2]}'s red-3 area (E4)")
+            for sd in range(2):
+                vs = table.void_morto_seat(sd)
+                if vs is not None:
+                    out.append(
+                        f"  side {SIDES[sd]}'s morto, taken by seat {vs} with the discard, is void: paid as "
+                        "not taken, none of its cards count (002 Detalle)"
+                    )
         if capture and act in ("meld", "extend"):
             capture = False
             n = table.n_hand(seat)
