@@ -29,7 +29,12 @@ def base_logs():
     from tranca_sim.engine.log import play_logged
     from tranca_sim.rules import get_preset
 
-    logs = [json.loads(line) for f in ("legal.jsonl", "illegal.jsonl") for line in open(LOGS / f)]
+    logs = [
+        json.loads(line)
+        for f in ("legal.jsonl", "illegal.jsonl")
+        for line in (LOGS / f).read_text().splitlines()
+        if line.strip()
+    ]
     tranca = get_preset("tranca")
     void = tranca.replace(indirect_morto_void=True)
     for rules, strat in ((tranca, ("basic", "random")), (void, ("random", "basic"))):

@@ -308,7 +308,6 @@ def test_indirect_morto_red3s_are_not_laid_after_the_discard():
     assert v.code == "red3" and "next turn" in v.reason
 
 
-
 def test_replay_says_what_the_end_of_the_deal_did(tranca):
     from tranca_sim.replay import format_deal
 

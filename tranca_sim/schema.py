@@ -55,8 +55,10 @@ COLUMNS: list[tuple[str, str, str]] = [
     (
         "preset",
         "string",
-        "rule preset the run's rules start from; options changed with --rule are in the run metadata "
-        "(load_meta(path)['rules']), not in this column",
+        (
+            "rule preset the run's rules start from; options changed with --rule are in the run metadata "
+            "(load_meta(path)['rules']), not in this column"
+        ),
     ),
     ("master_seed", "int64", "master seed of the run"),
     ("deal_index", "int64", "index of the deal in the run; (master_seed, deal_index) fixes the deck"),

@@ -241,7 +241,7 @@ def score_side(
                 clean += 1
             else:
                 dirty += 1
-    if isinstance(red3, (bool, np.bool_)) or isinstance(red3, (float, np.floating)):
+    if isinstance(red3, (bool, np.bool_, float, np.floating)):
         raise TypeError(
             f"red3 must be a count of red 3s (an integer 0..4) or the red 3s themselves; got {red3!r}"
         )
