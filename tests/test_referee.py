@@ -185,7 +185,7 @@ TEN_HANDS = {
     3: "KH KS QH QS JH JS 10H 10S 9H 9S AH",
 }
 TEN_MORTOS = ("3D AS 7S 8C 8C QC KC 10C 6S 2D AC", None)
-TEN_STOCK = "JK 9C KS 9D JH 6S JS 8D 4H QH 5H"
+TEN_STOCK = "JK 9C KS 9D JH JS 6S 8D 4H QH 5H"
 TEN_TURNS = [
     """
     bury JK              # a wild turned up is buried mid-stock (000 Setup 7, E3)
@@ -214,9 +214,7 @@ TEN_TURNS = [
     ext 1 5S
     meld 6C 6D 6H        # A2
     disc JH
-    morto indirect
-    red3 3D              # the morto's red 3, replaced at once
-    draw 6S
+    morto indirect       # its red 3 waits for seat 2's next turn (002 Cierre Indirecto, E4)
     """,
     """
     T                    # turn 3, seat 3 captures JH (a black 3 under it no longer locks)
@@ -238,7 +236,9 @@ TEN_TURNS = [
     disc 3S
     """,
     """
-    T                    # turn 6, seat 2 plays the morto
+    T                    # turn 6, seat 2 plays the morto: its red 3 first, replaced, then the draw
+    red3 3D
+    draw 6S
     draw 8D
     meld 8C 8C 8D        # A5
     ext 2 6S
