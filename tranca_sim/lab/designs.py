@@ -33,8 +33,13 @@ the two strategies' means come from different, independent decks:
   The same ratio for plain pairing (one run, the sides never swap, the
   per-deal difference ``d = sV - sB``) is ``Var(d) / (Var(sV) + Var(sB))``
   (``var_ratio_plain``, ``d`` pooled over both runs), and
-  ``var_ratio_design / var_ratio_plain`` is about ``1 + corr(d_ab, d_ba)``
-  (``corr_swap``), the correlation of a deck's two differences.
+  ``var_ratio_design / var_ratio_plain`` (duplicate against plain pairing at
+  equal deals) is about ``1 + corr(d_ab, d_ba)`` (``corr_swap``), the
+  correlation of a deck's two differences. In Tranca the two sides' scores
+  in one deal are negatively correlated (the side that goes out gains what
+  the other loses), so plain pairing is *not* better than unpaired deals for
+  a head-to-head difference (``var_ratio_plain`` > 1); the duplicate swap is
+  what removes the luck of the cards.
 * fixed-opponent, ``n`` deals each: ``Var(f) / (Var(mV) + Var(mB))``, with
   ``mV``, ``mB`` the per-deal margins over the opponent.
 """

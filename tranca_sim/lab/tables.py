@@ -56,6 +56,7 @@ COMPARISON_COLUMNS = (
     "var_ratio_design",
     # extras
     "var_ratio_plain",
+    "var_ratio_vs_plain",
     "corr_swap",
     "interval",
     "half_width",
@@ -152,7 +153,7 @@ def comparison_table(exp, backend: str = "polars", match_seed: int | None = None
         preset's ``match_target``, by resampled deals: the variant against the
         baseline in the duplicate design, against the opponent in the
         fixed-opponent design), ``var_ratio_design``, ``var_ratio_plain``,
-        ``corr_swap`` (see :mod:`tranca_sim.lab.designs`), ``half_width``
+        ``var_ratio_vs_plain`` (duplicate: design / plain pairing at equal deals), ``corr_swap`` (see :mod:`tranca_sim.lab.designs`), ``half_width``
         (of the final look's interval), ``t_lo``/``t_hi`` (fixed-n t interval),
         ``looks``, ``stopped_by`` (``"half-width"`` or ``"budget"``), ``param``
         and ``value`` (sweep points, else null), ``note``.
@@ -210,6 +211,7 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
                 + ")",
                 "var_ratio_design": pu.var_ratio_design,
                 "var_ratio_plain": pu.var_ratio_plain,
+                "var_ratio_vs_plain": _div(pu.var_ratio_design, pu.var_ratio_plain) if dup else math.nan,
                 "corr_swap": pu.corr_swap,
                 "interval": _interval_name(spec),
                 "half_width": half,
@@ -283,7 +285,18 @@ def deal_table(exp, backend: str = "polars", columns: list[str] | None = None):
 
 def format_table(df, spec: dict) -> str:
     """The comparison table as aligned text (the CLI's and README's tip table)."""
-    rows = [("variant", "deals", "mean [interval] pts/deal", "p Holm", "win diff", "match win", "var ratio")]
+    rows = [
+        (
+            "variant",
+            "deals",
+            "mean [interval] pts/deal",
+            "p Holm",
+            "win diff",
+            "match win",
+            "var/unpaired",
+            "var/plain",
+        )
+    ]
     for r in df.iter_rows(named=True):
         sig = "*" if r["holm_significant"] else " "
         rows.append(
@@ -295,6 +308,7 @@ def format_table(df, spec: dict) -> str:
                 f"{100 * r['win_share_diff']:+.1f}%" if math.isfinite(r["win_share_diff"]) else "n/a",
                 f"{100 * r['match_win_prob']:.1f}%" if math.isfinite(r["match_win_prob"]) else "n/a",
                 f"{r['var_ratio_design']:.2f}" if math.isfinite(r["var_ratio_design"]) else "n/a",
+                f"{r['var_ratio_vs_plain']:.2f}" if math.isfinite(r["var_ratio_vs_plain"]) else "n/a",
             )
         )
     widths = [max(len(x[i]) for x in rows) for i in range(len(rows[0]))]
@@ -305,9 +319,14 @@ def format_table(df, spec: dict) -> str:
     unit = "deck (both deals, sides swapped)" if spec["design"] == "duplicate" else "deal"
     lines.append(
         f"design {spec['design']}, unit {unit}; baseline {spec['baseline']}; interval: {_interval_name(spec)}; "
-        "* = Holm-adjusted p <= alpha"
+        "* = Holm-adjusted p <= alpha; var/unpaired, var/plain: variance of the design's estimate over "
+        "that of unpaired deals and (duplicate) of plain pairing at equal deals"
     )
     return "\n".join(lines)
+
+
+def _div(a: float, b: float) -> float:
+    return a / b if math.isfinite(a) and math.isfinite(b) and b > 0 else math.nan
 
 
 def _p(p: float) -> str:
