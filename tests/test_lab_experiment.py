@@ -235,3 +235,23 @@ def test_cli_experiment_quick_look(tmp_path, capsys):
     assert e.value.code == 2
     assert main(["experiment", str(p), "--out", str(out), "--deals", "400", "--no-progress", "--force"]) == 0
     assert json.loads((out / "experiment.json").read_text())["budget"] == 400
+
+
+def test_committed_experiments_cover_the_tips():
+    """experiments/tranca-tips.toml lists every tip of basic.TIPS with the value that follows it,
+    and experiments/morto-timing.toml sweeps basic.MORTO_SWEEP; both resolve."""
+    from pathlib import Path
+
+    from strategies import basic
+    from tranca_sim.lab.spec import load_spec
+
+    root = Path(__file__).resolve().parent.parent / "experiments"
+    tips = load_spec(root / "tranca-tips.toml")
+    assert tips["design"] == "duplicate" and tips["stopping"]["half_width"] == 5.0
+    assert [v["label"] for v in tips["variants"]] == [f"{p}={v}" for p, v, *_ in basic.TIPS]
+    for v, (param, value, *_rest) in zip(tips["variants"], basic.TIPS):
+        assert f"{param}={float(value):g}" in v["strategy"].split(":")[1].split(",")
+    assert len(tips["variants"]) >= 10
+    morto = load_spec(root / "morto-timing.toml")
+    param, grid = basic.MORTO_SWEEP
+    assert morto["sweep"] == {"strategy": "basic", "param": param, "grid": [float(g) for g in grid]}
