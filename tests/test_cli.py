@@ -277,16 +277,27 @@ def test_version(capsys):
     assert out == f"tranca-sim {tranca_sim.__version__}\n" == "tranca-sim 0.1.0\n"
 
 
-def test_summary_lists_both_strategies(tmp_path, capsys):
+def test_sides_are_named_with_their_parameters_everywhere(tmp_path, capsys):
+    """basic against basic:black3_lock=0 must not read "A = basic; B = basic" anywhere."""
     out = tmp_path / "run.parquet"
-    argv = ["simulate", "--deals", DEALS, "--out", str(out), "--no-progress", "--side-b", "passive"]
-    status, stdout, err = call(argv, capsys)
+    argv = ["simulate", "--deals", "40", "--out", str(out), "--no-progress", "--side-a", "basic"]
+    status, stdout, err = call([*argv, "--side-b", "basic:black3_lock=0"], capsys)
     assert status == 0, err
-    line = next(x for x in stdout.splitlines() if x.startswith("strategies: "))
-    assert line.startswith("strategies: A = basic:") and line.endswith("; B = passive")
+    want = "strategies: A = basic; B = basic:black3_lock=0"
+    rows = lambda text: [x.split()[:2] for x in text.splitlines() if x.startswith(("A  ", "B  "))]
+    assert want in stdout.splitlines()
+    assert rows(stdout) == [["A", "basic"], ["B", "basic:black3_lock=0"]]
     status, again, err = call(["summarize", str(out)], capsys)
     assert status == 0, err
-    assert line in again.splitlines()
+    assert want in again.splitlines() and rows(again) == rows(stdout)
+    from tranca_sim.lab.stats import format_summary, summarize
+
+    text = format_summary(summarize(load_run(out)))  # Python, from the rows alone
+    assert want in text.splitlines() and rows(text) == rows(stdout)
+    status, replay, err = call(["replay", str(out), "--deal", "3"], capsys)
+    assert status == 0, err
+    assert "A = basic (seats 0, 2) · B = basic:black3_lock=0 (seats 1, 3)" in replay.splitlines()[0]
+    assert "(B, basic:black3_lock=0)" in replay and "side B (basic:black3_lock=0)" in replay
 
 
 # ---- outputs that are links or special files are never replaced, with or without --force ------

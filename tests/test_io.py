@@ -264,8 +264,34 @@ def test_corrupt_page_detected(tmp_path):
     mid = start + col.total_compressed_size - 8
     data[mid : mid + 4] = bytes(b ^ 0xFF for b in data[mid : mid + 4])
     path.write_bytes(bytes(data))
-    with pytest.raises(RunFileError, match="corrupt"):
-        load_run(path)
+    readers = {
+        "load_run": load_run,
+        "load_run of other columns": lambda x: load_run(x, columns=["deal_index", "side"]),
+        "load_meta": load_meta,
+        "verify_run": io.verify_run,
+    }
+    for name, read in readers.items():
+        with pytest.raises(RunFileError, match="corrupt") as err:
+            read(path)
+        assert str(path) in str(err.value), name
+
+
+def test_a_verified_file_is_read_once(tmp_path, monkeypatch):
+    path = tmp_path / "run.parquet"
+    write_run(path, chunks(), run_meta=META)
+    reads = []
+    real = pq.ParquetFile.read_row_group
+    monkeypatch.setattr(
+        pq.ParquetFile, "read_row_group", lambda self, i, **k: reads.append(i) or real(self, i, **k)
+    )
+    assert load_meta(path)["master_seed"] == 7
+    assert len(reads) == 3  # three chunks, each row group read and checked once
+    assert load_run(path, columns=["score"]).height == 60
+    assert len(reads) == 3  # already verified: only the asked columns are read
+    path.write_bytes(path.read_bytes())  # rewritten (new modification time): verified again
+    os.utime(path, ns=(1, 1))
+    load_meta(path)
+    assert len(reads) == 6
 
 
 def test_parquet_without_our_columns(tmp_path):
@@ -488,9 +514,9 @@ def test_nulls_refused(tmp_path, name):
     col = pq.read_table(good).column(name).to_pylist()
     col[3] = None
     path = rewrite(good, tmp_path / "bad.parquet", name, pa.array(col, io.ARROW_SCHEMA.field(name).type))
-    with pytest.raises(RunFileError, match=f"column '{name}' has 1 null value"):
-        load_run(path)
-    load_run(path, columns=["deal_index"])  # nulls are looked for in the columns read
+    for read in (load_run, lambda x: load_run(x, columns=["deal_index"]), load_meta, io.verify_run):
+        with pytest.raises(RunFileError, match=f"column '{name}' has 1 null value"):
+            read(path)  # every reader checks the whole file, not only the columns it reads
 
 
 def test_schema_doc_is_current():

@@ -100,9 +100,12 @@ def test_cli_check_reports_a_tampered_log(run_file, tmp_path, capsys):
     "argv, message",
     [
         (["replay", "nosuch.parquet", "--deal", "0"], "nosuch.parquet"),
-        (["replay", "RUN", "--deal", "30"], "deal 30 is not in"),
+        (["replay", "RUN", "--deal", "30"], "--deal 30 is not a deal of"),
         (["replay", "RUN", "--deal", "-1"], "must be 0 or more"),
-        (["replay", "RUN", "--deal", "1", "--html", "HTML", "--turn", "999"], "turn 999 is not in"),
+        (
+            ["replay", "RUN", "--deal", "1", "--html", "HTML", "--turn", "999"],
+            "--turn 999 is not a turn of deal 1",
+        ),
         (["check", "nosuch.jsonl"], "cannot read"),
     ],
 )

@@ -134,6 +134,104 @@ def test_duplicate_rows_refused():
         summarize(pl.concat([frame(), frame().head(1)]))
 
 
+@pytest.mark.parametrize("kind", ["polars", "pandas", "numpy"])
+def test_a_run_concatenated_with_itself_is_refused(kind):
+    """Rows 0..7 twice, deal-major: side A's keys 0,1,2,3,0,1,2,3 equal side B's, the layout the
+    fast path used to accept without looking for repeats (n doubled, interval / sqrt 2)."""
+    df = pl.concat([frame(), frame()])
+    if kind == "pandas":
+        df = df.to_pandas()
+    elif kind == "numpy":
+        df = {k: v.to_numpy() for k, v in df.to_dict().items()}
+    with pytest.raises(RunFileError, match="deal 0 of seed 1 has several rows for side A"):
+        summarize(df)
+    acc = RunningSummary()  # the chunked path checks each chunk the same way
+    with pytest.raises(RunFileError, match="several rows"):
+        acc.update(df)
+
+
+def test_a_run_and_its_sides_swapped_are_refused():
+    """The same seed with the strategies on the other side: A-B and B-A would be averaged."""
+    swapped = frame().with_columns((1 - pl.col("side")).alias("side"))
+    with pytest.raises(RunFileError, match=r"side A holds rows of several strategies \(basic, random\)"):
+        summarize(pl.concat([frame(), swapped]))
+    # the same with one strategy and its parameters: told apart by strategy_params
+    a = with_params(frame(), [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    b = a.with_columns((1 - pl.col("side")).alias("side"))
+    with pytest.raises(RunFileError, match=r"\(basic, basic:black3_lock=0\)"):
+        summarize(pl.concat([a, b]))
+    # chunk by chunk, a second chunk of another pairing is refused too
+    acc = RunningSummary()
+    acc.update(frame())
+    with pytest.raises(RunFileError, match="several strategies"):
+        acc.update(swapped.with_columns(pl.col("deal_index") + 10))
+
+
+def test_rows_of_several_presets_are_refused():
+    other = frame().with_columns(
+        pl.lit(2, pl.Int64).alias("master_seed"), pl.lit("tranca-aberta").alias("preset")
+    )
+    with pytest.raises(RunFileError, match=r"several presets \(tranca, tranca-aberta\)"):
+        summarize(pl.concat([frame().with_columns(pl.lit("tranca").alias("preset")), other]))
+
+
+def with_params(df, params_a, params_b):
+    """``df`` as a run of ``basic`` (parameters ``params_a``) against ``basic`` (``params_b``)."""
+    return df.with_columns(
+        pl.lit("basic").alias("strategy"),
+        pl.when(pl.col("side") == 0)
+        .then(pl.lit(params_a, pl.List(pl.Float64)))
+        .otherwise(pl.lit(params_b, pl.List(pl.Float64)))
+        .alias("strategy_params"),
+    )
+
+
+def test_sides_are_named_with_their_non_default_parameters():
+    """basic (all defaults: take_pile_min=1, wild_reserve=0, clean_patience=1, black3_lock=1,
+    safe_discard=1, go_out=1, wild_melds=1) against basic with black3_lock=0."""
+    df = with_params(frame(), [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    for data in (df, df.to_pandas()):
+        s = summarize(data)
+        assert [x["strategy"] for x in s["sides"]] == ["basic", "basic:black3_lock=0"]
+        lines = format_summary(s).splitlines()
+        assert "strategies: A = basic; B = basic:black3_lock=0" in lines
+        assert lines[2].split()[:2] == ["B", "basic:black3_lock=0"]  # the table's strategy column too
+    two = with_params(frame(), [3.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    assert summarize(two)["sides"][0]["strategy"] == "basic:take_pile_min=3,wild_reserve=1,go_out=0"
+
+
+def turn_limit_frame(codes=False):
+    """frame() with deals 1 and 3 ended at the turn limit."""
+    reasons = ["went_out", "turn_limit", "stock_out", "turn_limit"]
+    col = [r for r in reasons for _ in (0, 1)]
+    if codes:  # the engine's integer codes (tranca_sim.io.END_REASONS)
+        return {**{k: v.to_numpy() for k, v in frame().to_dict().items()},
+                "end_reason": np.array([["playing", "went_out", "stock_out", "turn_limit"].index(x) for x in col])}  # fmt: skip
+    return frame().with_columns(pl.Series("end_reason", col))
+
+
+@pytest.mark.parametrize("kind", ["strings", "pandas", "codes"])
+def test_turn_limit_deals_are_counted_and_named(kind):
+    df = turn_limit_frame(codes=kind == "codes")
+    if kind == "pandas":
+        df = df.to_pandas()
+    s = summarize(df)
+    assert s["turn_limit"] == 2 and s["turn_limit_deals"] == [1, 3]
+    text = format_summary(s)
+    assert "WARNING: 2 deals ended at the turn limit, not by a rule (deals 1, 3)" in text
+    check_summary(s)  # the figures themselves are unchanged
+    acc = RunningSummary()
+    acc.update(turn_limit_frame().head(4))
+    acc.update(turn_limit_frame().tail(4))
+    assert acc.result()["turn_limit"] == 2 and acc.result()["turn_limit_deals"] == [1, 3]
+
+
+def test_no_turn_limit_no_warning():
+    s = summarize(frame().with_columns(pl.lit("went_out").alias("end_reason")))
+    assert s["turn_limit"] == 0 and "WARNING" not in format_summary(s)
+    assert summarize(frame())["turn_limit"] is None  # not known without end_reason
+
+
 def test_missing_column_refused():
     with pytest.raises(ValueError, match="score"):
         summarize(frame().drop("score"))

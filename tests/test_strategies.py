@@ -7,7 +7,7 @@ import pytest
 from numba import njit
 
 import strategies
-from strategies import StrategyError, build, list_strategies, resolve
+from strategies import PARAM_KINDS, StrategyError, build, describe, list_strategies, resolve, strategy_params
 from tranca_sim.engine.deal import _obs
 from tranca_sim.engine.kernel import _simulate_nb, simulate_chunk
 from tranca_sim.engine.obs import PUB_HAND_N, PUB_LEN, PUB_SEAT, Obs
@@ -40,8 +40,12 @@ def test_registry_names_and_defaults():
         ("random:x=1", "has no parameter"),
         ("basic:go_out=nan", "must be a number"),
         ("basic:take_pile_min=-inf", "must be a number"),
-        ("basic:go_out=1.5", "from 0 to 1"),
-        ("basic:go_out=-1", "from 0 to 1"),
+        ("basic:go_out=1.5", r"is a switch: give 0 \(off\) or 1 \(on\), got '1.5'"),
+        ("basic:go_out=-1", "is a switch"),
+        ("basic:go_out=0.5", r"is a switch: give 0 \(off\) or 1 \(on\), got '0.5'"),
+        ("basic:wild_reserve=0.999", "is a switch"),
+        ("basic:take_pile_min=2.5", "must be a whole number from 0 to 108, got '2.5'"),
+        ("basic:take_pile_min=109", "must be a whole number from 0 to 108"),
         ("basic:go_out=\uff11", "must be a number"),  # a full-width digit
         ("basic:go_out=1_0", "must be a number"),
         ("basic:", "nothing after"),
@@ -51,6 +55,47 @@ def test_registry_names_and_defaults():
 def test_bad_strategy_specs_are_refused(text, message):
     with pytest.raises(StrategyError, match=message):
         resolve(text)
+
+
+def test_whole_values_of_integer_and_switch_parameters_are_accepted():
+    spec = resolve("basic:go_out=0,wild_reserve=1.0,take_pile_min=3e0")
+    assert spec.param_dict["go_out"] == 0.0 and spec.param_dict["take_pile_min"] == 3.0
+
+
+def test_every_parameter_declares_a_kind_its_default_obeys():
+    for name, _, param_names, _ in list_strategies():
+        for p, default, _, lo, hi, kind in strategy_params(name):
+            assert kind in PARAM_KINDS, (name, p)
+            assert lo <= default <= hi, (name, p)
+            if kind != "number":
+                assert float(default).is_integer(), (name, p)
+            if kind == "switch":
+                assert (lo, hi) == (0, 1) and default in (0, 1), (name, p)
+    kinds = {p: k for p, _, _, _, _, k in strategy_params("basic")}
+    assert kinds["take_pile_min"] == "integer" and kinds["go_out"] == "switch"
+
+
+@pytest.mark.parametrize(
+    "text, label",
+    [
+        ("basic", "basic"),
+        ("basic:black3_lock=0", "basic:black3_lock=0"),
+        ("basic:black3_lock=1", "basic"),  # a default given explicitly is not shown
+        ("basic:go_out=0,take_pile_min=3", "basic:take_pile_min=3,go_out=0"),  # in PARAMS order
+        ("random", "random"),
+    ],
+)
+def test_labels_show_only_non_default_parameters(text, label):
+    spec = resolve(text)
+    assert spec.label == label
+    assert describe(spec.name, spec.params[: len(spec.param_names)]) == label
+    assert resolve(spec.text).param_dict == spec.param_dict  # the full text still names every value
+
+
+def test_describe_an_unknown_strategy_shows_every_value():
+    assert describe("gone", [1.0, 0.5], ["a", "b"]) == "gone:a=1,b=0.5"
+    assert describe("gone", [1.0, 0.5]) == "gone:1,0.5"
+    assert describe("gone", []) == "gone"
 
 
 def test_spaces_around_names_are_ignored():

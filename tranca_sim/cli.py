@@ -2,16 +2,20 @@
 
 Every user error (unknown preset, strategy or rule option, bad number, an
 existing, special or unwritable output, an unreadable input) ends with one
-line ``tranca-sim: error: ...`` on stderr and exit status 2, before any deal
-is simulated; so does an ``OSError`` while writing (disk full), after which
-no file is left.  An interrupted run (Ctrl-C, SIGTERM, SIGHUP) exits with
-status 130, 143 or 129 and leaves no file.  ``simulate --check`` exits with
-status 1 when the engine's invariant checks failed (the run file is written).
+line ``tranca-sim: error: ...`` on stderr naming the flag, the value and what
+is allowed, and exit status 2, before any deal is simulated; so does an
+``OSError`` while writing (disk full), after which no file is left.  An
+interrupted run (Ctrl-C, SIGTERM, SIGHUP) exits with status 130, 143 or 129
+and leaves no file.  ``simulate --check`` exits with status 1 when the
+engine's invariant checks failed (the run file is written); ``check`` exits
+with status 1 when a deal disagrees with the referee or any deal of the run
+(or log file) ended at the turn limit.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import signal
@@ -36,6 +40,55 @@ class Terminated(BaseException):
 def _fail(message: str, status: int = 2):
     print(f"{PROG}: error: {message}", file=sys.stderr)
     raise SystemExit(status)
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The exception types that are a user's mistake (one line, exit 2), not a bug."""
+    from .io import RunFileError
+    from .lab.experiment import ExperimentError
+    from .lab.spec import SpecError
+    from .rules import RulesError
+    from .run import RunOptionError
+
+    errors: tuple[type[BaseException], ...] = (
+        RulesError,
+        RunFileError,
+        RunOptionError,
+        SpecError,
+        ExperimentError,
+    )
+    try:
+        from strategies import StrategyError
+
+        errors += (StrategyError,)
+    except ImportError:
+        pass
+    return errors
+
+
+def _exists_message(e) -> str:
+    return f"{e.path!r} already exists; use --force to overwrite it"
+
+
+@contextlib.contextmanager
+def _flag(flag: str, value: str | None = None):
+    """A user error raised in the block becomes ``FLAG [VALUE]: message`` (exit 2), so every
+    message names the flag it is about; an existing output says ``use --force``."""
+    from .io import OutputExistsError
+
+    try:
+        yield
+    except OutputExistsError as e:
+        _fail(f"{flag} {_exists_message(e)}")
+    except _user_errors() as e:
+        msg = str(e)
+        if msg.startswith(flag):
+            _fail(msg)
+        _fail(f"{flag} {value}: {msg}" if value is not None else f"{flag}: {msg}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -133,8 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-deals",
         default=None,
         metavar="K|I,J,...|sample:K",
-        help="log every action of the first K deals, of the listed deals, or of K sampled deals, "
-        "to <out>.log.jsonl (docs/log-format.md)",
+        help="log every action of the first K deals, of the listed deals, or of K sampled deals "
+        "(K at least 1) to the deal-log file beside --out: run.parquet -> run.log.jsonl "
+        "(docs/log-format.md); --force replaces both files, and without --log-deals it removes "
+        "an older run's log there",
     )
 
     m = sub.add_parser("summarize", help="print the summary of a run file")
@@ -149,7 +204,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="referee deals of a run (or a deal-log file) independently")
     c.add_argument("path", help="a Parquet run file, or a .jsonl deal-log file")
-    c.add_argument("--sample", type=_positive_int, default=200, help="deals of a run to check; default 200")
+    c.add_argument(
+        "--sample",
+        type=_positive_int,
+        default=200,
+        help="deals of a run to check (at most the run's deals; a larger N checks every deal, "
+        "with a warning); default 200",
+    )
+    c.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     e = sub.add_parser(
         "experiment", help="run an experiment file: variants against a baseline, with a report"
@@ -171,10 +233,54 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_simulate_args(a) -> None:
+    """Every option of ``simulate`` checked before the engine is loaded, each error naming its flag."""
+    from strategies import resolve
+
+    from .io import OutputExistsError, check_output_path
+    from .rules import get_preset
+    from .run import check_log_path, coerce_rule_options, parse_log_deals, parse_rule_args
+
+    with _flag("--preset"):
+        rules = get_preset(a.preset)
+    with _flag("--rule"):
+        raw = parse_rule_args(a.rule)
+    for key, value in raw.items():  # each option alone first, so the error names the one at fault
+        with _flag("--rule", f"{key}={value}"):
+            one = coerce_rule_options(rules, {key: value})
+            rules.replace(**one)
+    with _flag("--rule", " ".join(f"{k}={v}" for k, v in raw.items())):
+        opts = coerce_rule_options(rules, raw)
+        rules.replace(**opts) if opts else rules.validate()
+    for flag, text in (("--side-a", a.side_a), ("--side-b", a.side_b)):
+        with _flag(flag):
+            resolve(text)
+    if a.threads is not None:
+        from numba import config
+
+        most = config.NUMBA_NUM_THREADS
+        if a.threads > most:
+            _fail(f"--threads must be between 1 and {most} (the threads numba may use here), got {a.threads}")
+    with _flag("--out"):
+        check_output_path(a.out, a.force)
+    with _flag("--log-deals"):
+        idx = parse_log_deals(a.log_deals, a.deals, a.seed, name="--log-deals")
+    try:
+        check_log_path(a.out, bool(idx), a.force)
+    except OutputExistsError as e:
+        _fail(
+            f"--out {a.out!r}: the deal-log file {e.path!r} beside it already exists (from an earlier "
+            "run); use --force to replace the run and its deal logs"
+        )
+    except _user_errors() as e:
+        _fail(f"--out {a.out!r}: the deal-log file beside it: {e}")
+
+
 def _cmd_simulate(a) -> None:
-    from .lab.stats import format_summary
+    from .lab.stats import format_summary, turn_limit_warning
     from .run import parse_rule_args, run_simulation
 
+    _check_simulate_args(a)
     res = run_simulation(
         a.preset,
         a.deals,
@@ -193,7 +299,8 @@ def _cmd_simulate(a) -> None:
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     line = f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
     if res["warmup_seconds"] >= 1:
-        line += f"; engine compiled/loaded first in {res['warmup_seconds']:.1f} s"
+        how = "compiled" if res.get("compiled") else "loaded"
+        line += f"; the engine was {how} first, in {res['warmup_seconds']:.1f} s (not counted)"
     a.written = res["path"]  # an interrupt from here on does not remove the run
     print(line)
     print(f"wrote {res['path']}")
@@ -202,7 +309,10 @@ def _cmd_simulate(a) -> None:
     bad = {k: v for k, v in res["diagnostics"].items() if v}
     if bad:
         counts = ", ".join(f"{k}={v}" for k, v in bad.items())
-        print(f"{PROG}: warning: engine diagnostics not zero: {counts}", file=sys.stderr)
+        _warn(f"engine diagnostics not zero: {counts}")
+    warning = turn_limit_warning(res["summary"])
+    if warning:
+        _warn(f"{res['path']}: {warning}")
     print(format_summary(res["summary"], title=_title(res["meta"])))
     failed = res["diagnostics"].get("invariant_errors", 0)
     if failed:
@@ -224,19 +334,29 @@ def _title(meta: dict) -> str:
 
 def _cmd_summarize(a) -> None:
     from .io import load_meta, load_run
-    from .lab.stats import SUMMARY_COLUMNS, format_summary, summarize
+    from .lab.stats import SUMMARY_COLUMNS, format_summary, summarize, turn_limit_warning
 
     meta = load_meta(a.path)
     df = load_run(a.path, columns=list(SUMMARY_COLUMNS))
-    labels = None
+    summary = summarize(df, labels=side_labels(meta))
+    warning = turn_limit_warning(summary)
+    if warning:
+        _warn(f"{a.path}: {warning}")
+    print(format_summary(summary, title=_title(meta)))
+
+
+def side_labels(meta: dict) -> list[str] | None:
+    """Side A's and B's strategy as people name it (non-default parameters only), from run
+    metadata; None when the metadata does not describe two sides (the rows then name them)."""
+    from strategies import describe
+
     sides = meta.get("strategies")
-    if (
-        isinstance(sides, list)
-        and len(sides) == 2
-        and all(isinstance(s, dict) and "text" in s for s in sides)
-    ):
-        labels = [s["text"] for s in sides]
-    print(format_summary(summarize(df, labels=labels), title=_title(meta)))
+    if not (isinstance(sides, list) and len(sides) == 2 and all(isinstance(x, dict) for x in sides)):
+        return None
+    try:
+        return [describe(str(x["name"]), x["params"], x.get("param_names")) for x in sides]
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _readable_file(path) -> None:
@@ -255,31 +375,37 @@ def _readable_file(path) -> None:
 
 
 def _cmd_replay(a) -> None:
-    from .io import atomic_output, check_output_path, writing
+    from .io import atomic_output, check_output_path, verify_run, writing
 
     _readable_file(a.path)
     if a.turn is not None and not a.html:
         _fail("--turn chooses the turn drawn by --html; give --html OUT.html too")
+    meta = verify_run(a.path) or {}  # the same check as summarize and check
+    deals = meta.get("deals")
+    if isinstance(deals, int) and not a.deal < deals:
+        _fail(f"--deal {a.deal} is not a deal of {a.path}: its deals are 0 to {deals - 1}")
     if a.html:  # checked before the deal is replayed
-        check_output_path(a.html, a.force)
+        with _flag("--html"):
+            check_output_path(a.html, a.force)
 
     from .replay import format_deal, regenerate, table_html
 
     try:
         log = regenerate(a.path, a.deal)
+    except _user_errors():
+        raise
     except ValueError as e:
-        _fail(str(e))
+        _fail(f"--deal {a.deal}: {e}")
     page = None
     if a.html:  # drawn before anything is printed, so a bad --turn stops at once
         n_turns = sum(1 for x in log["actions"] if x["act"] == "turn")
         turn = n_turns - 1 if a.turn is None else a.turn
-        try:
-            page = table_html(log, turn)
-        except ValueError as e:
-            _fail(str(e))
+        if not 0 <= turn < n_turns:
+            _fail(f"--turn {turn} is not a turn of deal {a.deal}: its turns are 0 to {n_turns - 1}")
+        page = table_html(log, turn)
     print(format_deal(log))
     if page is not None:
-        with atomic_output(a.html, a.force) as tmp, writing(a.html):
+        with _flag("--html"), atomic_output(a.html, a.force) as tmp, writing(a.html):
             tmp.write_text(page, encoding="utf-8")
         print(f"wrote {a.html} (the table after turn {turn})")
 
@@ -294,8 +420,11 @@ def _cmd_check(a) -> None:
         except OSError as e:
             _fail(f"cannot read {str(a.path)!r}: {os.strerror(e.errno) if e.errno else e}")
         source = a.path
+        limited = _log_turn_limits(a.path)
+        where = "of the log file"
     else:
-        verdicts, source = _check_run(a.path, a.sample)
+        verdicts, source, limited = _check_run(a.path, a.sample, not a.no_progress)
+        where = "of the run"
     agreed, total, bad = referee.summary(verdicts)
     if total == 0:
         _fail(f"{a.path} holds no deals to check")
@@ -304,14 +433,41 @@ def _cmd_check(a) -> None:
     if len(bad) > 10:
         print(f"... and {len(bad) - 10} more disagreements")
     print(f"{agreed} of {total} deals agreed with the referee ({source})")
-    if bad:
+    if limited:
+        n = len(limited)
+        shown = ", ".join(str(i) for i in limited[:10]) + (", ..." if n > 10 else "")
+        print(
+            f"TURN LIMIT: {n} deal{'s' * (n != 1)} {where} ended at the turn limit, not by a rule "
+            f"(deal{'s' * (n != 1)} {shown}); such a deal is not an outcome of play"
+        )
+    if bad or limited:
         raise SystemExit(1)
 
 
-def _check_run(path, sample: int):
+def _log_turn_limits(path) -> list:
+    """Deal indices (or line numbers) of the deals of a deal-log file that end at the turn limit;
+    lines that are not such logs are left to the referee's verdicts."""
+    import json
+
+    found = []
+    with contextlib.suppress(OSError, UnicodeDecodeError), open(path, encoding="utf-8-sig") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                log = json.loads(line)
+                end = [x for x in log["actions"] if isinstance(x, dict) and x.get("act") == "end"]
+            except (ValueError, TypeError, KeyError, AttributeError):
+                continue
+            if end and end[-1].get("reason") == "turn_limit":
+                found.append(log.get("deal_index", f"line {n}"))
+    return found
+
+
+def _check_run(path, sample: int, progress: bool):
     """Referee ``sample`` deals of a run, drawn with the run's seed; also compare each
-    referee score with the run file's rows for that deal."""
+    referee score with the run file's rows for that deal.  Returns the verdicts, a description
+    of the sample and the sorted indices of every deal of the run that ended at the turn limit."""
     import numpy as np
+    from tqdm.auto import tqdm
 
     from . import referee
     from .io import load_meta, load_run
@@ -319,14 +475,18 @@ def _check_run(path, sample: int):
 
     meta = load_meta(path)
     deals = int(meta.get("deals", 0))
+    if sample > deals:
+        _warn(f"--sample {sample} is more than the run's {deals} deals; checking all {deals}")
     k = min(sample, deals)
     idx = sorted(
         int(i) for i in np.random.default_rng(int(meta.get("master_seed", 0))).choice(deals, k, replace=False)
     )
-    df = load_run(path, backend="pandas", columns=["deal_index", "side", "score"])
+    df = load_run(path, backend="pandas", columns=["deal_index", "side", "score", "end_reason"])
+    limited = sorted(int(i) for i in df.loc[df["end_reason"] == "turn_limit", "deal_index"].unique())
     scores = df.set_index(["deal_index", "side"])["score"]
     verdicts = []
-    for i in idx:
+    # the referee checks some tens of deals a second: show the rate and the time left
+    for i in tqdm(idx, desc="refereeing", unit="deal", disable=not progress or k == 0, file=sys.stderr):
         v = referee.check_log(regenerate(path, i))
         in_file = [scores.get((i, 0)), scores.get((i, 1))]
         replayed = [v.scores["A"]["score"], v.scores["B"]["score"]] if v.ok else None
@@ -339,7 +499,8 @@ def _check_run(path, sample: int):
                 deal_index=i,
             )
         verdicts.append(v)
-    return verdicts, f"{k} deals sampled from {path}"
+    what = f"all {k} deals of {path}" if k == deals else f"{k} deals sampled from {path}"
+    return verdicts, what, limited
 
 
 def _cmd_experiment(a) -> None:
@@ -379,16 +540,23 @@ def _cmd_presets(a) -> None:
 
 
 def _cmd_strategies(a) -> None:
-    from strategies import list_strategies
+    from strategies import list_strategies, strategy_params
 
-    for name, doc, param_names, defaults in list_strategies():
+    for name, doc, param_names, _ in list_strategies():
         first = (doc or "").strip().splitlines()
         print(f"{name}: {first[0] if first else ''}")
-        if len(param_names):
-            params = ", ".join(f"{n}={_fmt_num(v)}" for n, v in zip(param_names, defaults))
-            print(f"    parameters: {params}")
-        else:
+        if not len(param_names):
             print("    parameters: none")
+            continue
+        print("    parameters (default; allowed values):")
+        for p, default, pdoc, lo, hi, kind in strategy_params(name):
+            if kind == "switch":
+                allowed = "0 (off) or 1 (on)"
+            else:
+                allowed = (
+                    f"{'whole number' if kind == 'integer' else 'number'} {_fmt_num(lo)} to {_fmt_num(hi)}"
+                )
+            print(f"      {p}={_fmt_num(default)}  ({allowed}) {pdoc}")
 
 
 def _fmt_num(v) -> str:
@@ -457,26 +625,9 @@ def _main(argv, state: dict) -> int:
     args = build_parser().parse_args(argv)  # before the heavier imports: --version and typos are quick
     state["args"] = args
 
-    from .io import RunFileError
-    from .lab.experiment import ExperimentError
-    from .lab.spec import SpecError
-    from .rules import RulesError
-    from .run import RunOptionError
+    from .io import OutputExistsError
 
-    errors: tuple[type[BaseException], ...] = (
-        RulesError,
-        RunFileError,
-        RunOptionError,
-        SpecError,
-        ExperimentError,
-    )
-    try:
-        from strategies import StrategyError
-
-        errors += (StrategyError,)
-    except ImportError:
-        pass
-
+    errors = _user_errors()
     command = {
         "simulate": _cmd_simulate,
         "summarize": _cmd_summarize,
@@ -488,6 +639,8 @@ def _main(argv, state: dict) -> int:
     }[args.command]
     try:
         command(args)
+    except OutputExistsError as e:
+        _fail(_exists_message(e))
     except errors as e:
         _fail(str(e))
     except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`

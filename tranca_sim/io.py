@@ -7,8 +7,11 @@ JSON under the Parquet key-value metadata key ``tranca_sim``.
 :func:`write_run` streams column chunks into the file (one row group per
 chunk, so memory does not grow with the number of deals), writing to a
 temporary file in the target directory that is renamed over the target only
-when every chunk is written.  :func:`load_run` and :func:`load_meta` read it
-back and turn every kind of unreadable file into a :class:`RunFileError`.
+when every chunk is written.  Every reader of run files (:func:`load_run`,
+:func:`load_meta`, and through them ``summarize``, ``check`` and ``replay``)
+first passes :func:`verify_run`, which reads the whole file once with the
+Parquet page checksums on and turns every kind of unreadable, damaged or
+foreign file into a :class:`RunFileError`.
 """
 
 from __future__ import annotations
@@ -59,6 +62,14 @@ ARROW_SCHEMA = pa.schema([pa.field(name, _ARROW_TYPES[t]) for name, t, _ in COLU
 
 class RunFileError(ValueError):
     """A run file that cannot be read or written: one readable sentence naming the path."""
+
+
+class OutputExistsError(RunFileError):
+    """An output file exists and ``force`` was not given; ``path`` is the file."""
+
+    def __init__(self, message: str, path):
+        super().__init__(message)
+        self.path = str(path)
 
 
 def package_version() -> str:
@@ -165,7 +176,7 @@ def check_output_path(path, force: bool = False) -> Path:
     st = _lstat(p)
     _refuse_special(p, st)
     if st is not None and not force:
-        raise RunFileError(f"output file {str(p)!r} already exists; use --force (force=True) to overwrite it")
+        raise OutputExistsError(f"output file {str(p)!r} already exists; pass force=True to overwrite it", p)
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         why = "is not a directory" if parent.exists() else "does not exist"
@@ -176,7 +187,9 @@ def check_output_path(path, force: bool = False) -> Path:
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise RunFileError(f"cannot write {str(p)!r}: {_reason(e)}") from None
+        raise RunFileError(
+            f"cannot write {str(p)!r}: no file can be created in the directory {str(parent)!r} ({_reason(e)})"
+        ) from None
     return p
 
 
@@ -460,8 +473,107 @@ def _check_nulls(p: Path, table: pa.Table) -> None:
             )
 
 
+#: files :func:`verify_run` passed in this process: (path, device, inode, size, mtime) -> metadata
+_VERIFIED: dict[tuple, dict | None] = {}
+_VERIFIED_MAX = 16
+
+
+def _identity(p: Path) -> tuple:
+    st = os.stat(p)
+    return (os.path.realpath(p), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _meta_of(p: Path, pf: pq.ParquetFile) -> dict | None:
+    """The ``tranca_sim`` metadata of an open file; None if it has none."""
+    raw = (pf.metadata.metadata or {}).get(META_KEY.encode())
+    if raw is None:
+        return None
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        raise RunFileError(f"{str(p)!r} has corrupt {META_KEY!r} metadata (not JSON)") from None
+    if not isinstance(meta, dict):
+        raise RunFileError(f"{str(p)!r} has corrupt {META_KEY!r} metadata (not a JSON object)")
+    return meta
+
+
+def _scan(p: Path, pf: pq.ParquetFile, columns: list[str] | None):
+    """Read every row group whole (each page's checksum verified, every column checked for
+    nulls); yield each row group's ``columns`` (nothing when ``columns`` is None)."""
+    try:
+        for i in range(pf.num_row_groups):
+            part = pf.read_row_group(i)
+            _check_nulls(p, part)
+            if columns is not None:
+                yield part.select(columns)
+    except (pa.ArrowException, OSError) as e:
+        raise RunFileError(f"{str(p)!r} is corrupt or truncated ({_first_line(e)})") from None
+
+
+def verify_run(path) -> dict | None:
+    """Check that ``path`` is a whole, undamaged run file; the one check every reader uses.
+
+    The file must be a regular, readable Parquet file with every column of
+    :data:`tranca_sim.schema.COLUMNS` in its schema type (string and list
+    columns may also be their large variants, as a file rewritten by polars
+    has), parseable ``tranca_sim`` metadata when it has any, and every page of
+    every column must pass its checksum and hold no null.  The whole file is
+    read once, a row group at a time (memory does not grow with the run); a
+    file that passed is remembered (by path, inode, size and modification
+    time) so the next reader in the same process does not read it again.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    dict or None
+        The run metadata (as :func:`load_meta`), or None if the file has none.
+
+    Raises
+    ------
+    RunFileError
+        Naming the path and what is wrong: missing, a directory or special
+        file, unreadable, not Parquet, corrupt or truncated (a failed page
+        checksum), a missing column, a column of the wrong type, a null, or
+        corrupt metadata.
+    """
+    return _read_verified(path, None)[0]
+
+
+def _read_verified(path, columns: list[str] | None) -> tuple[dict | None, pa.Table | None]:
+    """:func:`verify_run`, and the table of ``columns`` (None: no table) read in the same pass
+    when the file was not verified before."""
+    p, pf = _open(path)
+    with contextlib.closing(pf):
+        try:
+            ident = _identity(p)
+        except OSError as e:
+            raise RunFileError(f"cannot read {str(p)!r}: {_reason(e)}") from None
+        if ident in _VERIFIED:
+            if columns is None:
+                return _VERIFIED[ident], None
+            try:
+                return _VERIFIED[ident], pf.read(columns=columns)
+            except (pa.ArrowException, OSError) as e:
+                raise RunFileError(f"{str(p)!r} is corrupt or truncated ({_first_line(e)})") from None
+        _check_columns(p, pf.schema_arrow.names)
+        _check_types(p, pf.schema_arrow)
+        meta = _meta_of(p, pf)
+        parts = list(_scan(p, pf, columns))
+        table = None
+        if columns is not None:
+            table = pa.concat_tables(parts) if parts else pf.schema_arrow.empty_table().select(columns)
+    if len(_VERIFIED) >= _VERIFIED_MAX:
+        _VERIFIED.pop(next(iter(_VERIFIED)))
+    _VERIFIED[ident] = meta
+    return meta, table
+
+
 def load_run(path, backend: str = "polars", columns: list[str] | None = None):
-    """Read a run file into a data frame.
+    """Read a run file into a data frame, after :func:`verify_run`.
 
     Parameters
     ----------
@@ -471,7 +583,7 @@ def load_run(path, backend: str = "polars", columns: list[str] | None = None):
         Type of the result.
     columns : list of str, optional
         Read only these columns (all of :data:`tranca_sim.schema.COLUMNS`
-        by default).
+        by default); the whole file is verified all the same.
 
     Returns
     -------
@@ -482,10 +594,9 @@ def load_run(path, backend: str = "polars", columns: list[str] | None = None):
     Raises
     ------
     RunFileError
-        If the file is missing, not a regular file, unreadable, not Parquet,
-        corrupt or truncated, lacks a run-file column, has a column of the
-        wrong type (:data:`tranca_sim.schema.COLUMNS`; string and list columns
-        may also be their large variants) or a null in a column read.
+        As :func:`verify_run`: the file is missing, not a regular file,
+        unreadable, not Parquet, corrupt or truncated, lacks a run-file column,
+        has a column of the wrong type or a null in any column.
     ValueError
         For an unknown ``backend`` or a column name not in the schema.
     """
@@ -496,20 +607,7 @@ def load_run(path, backend: str = "polars", columns: list[str] | None = None):
         bad = [c for c in columns if c not in known]
         if bad:
             raise ValueError(f"unknown column(s) {', '.join(bad)}; see docs/schema.md")
-    p, pf = _open(path)
-    try:
-        _check_columns(p, pf.schema_arrow.names)
-        _check_types(p, pf.schema_arrow)
-    except RunFileError:
-        pf.close()
-        raise
-    try:
-        table = pf.read(columns=list(columns) if columns is not None else known)
-    except (pa.ArrowException, OSError) as e:
-        raise RunFileError(f"{str(p)!r} is corrupt or truncated ({_first_line(e)})") from None
-    finally:
-        pf.close()
-    _check_nulls(p, table)
+    _, table = _read_verified(path, list(columns) if columns is not None else known)
     table = table.replace_schema_metadata(None)
     if backend == "pandas":
         return table.to_pandas()
@@ -519,7 +617,7 @@ def load_run(path, backend: str = "polars", columns: list[str] | None = None):
 
 
 def load_meta(path) -> dict:
-    """The run metadata stored in a run file.
+    """The run metadata stored in a run file, after :func:`verify_run`.
 
     Parameters
     ----------
@@ -536,21 +634,10 @@ def load_meta(path) -> dict:
     Raises
     ------
     RunFileError
-        If the file is missing, not a regular file, unreadable, or carries no
-        ``tranca_sim`` metadata.
+        As :func:`verify_run`, and if the file carries no ``tranca_sim``
+        metadata.
     """
-    p, pf = _open(path)
-    try:
-        kv = pf.metadata.metadata or {}
-    finally:
-        pf.close()
-    raw = kv.get(META_KEY.encode())
-    if raw is None:
-        raise RunFileError(f"{str(p)!r} is not a tranca-sim run file: it has no {META_KEY!r} metadata")
-    try:
-        meta = json.loads(raw)
-    except ValueError:
-        raise RunFileError(f"{str(p)!r} has corrupt {META_KEY!r} metadata (not JSON)") from None
-    if not isinstance(meta, dict):
-        raise RunFileError(f"{str(p)!r} has corrupt {META_KEY!r} metadata (not a JSON object)")
+    meta = verify_run(path)
+    if meta is None:
+        raise RunFileError(f"{str(path)!r} is not a tranca-sim run file: it has no {META_KEY!r} metadata")
     return meta

@@ -70,9 +70,21 @@ def _hand(table, seat) -> list[str]:
     return list(table.hands[seat].elements())
 
 
+def strategy_label(text: str) -> str:
+    """A strategy spec as people name it: the name and the parameters that differ from their
+    defaults (``"basic:take_pile_min=1,...,black3_lock=0,..."`` -> ``"basic:black3_lock=0"``);
+    a spec this version cannot resolve is shown as given."""
+    from strategies import StrategyError, resolve
+
+    try:
+        return resolve(text).label
+    except StrategyError:
+        return text
+
+
 def _who(log, seat) -> str:
     side = seat % 2
-    return f"seat {seat} ({SIDES[side]}, {log['strategies'][side].split(':')[0]})"
+    return f"seat {seat} ({SIDES[side]}, {strategy_label(log['strategies'][side])})"
 
 
 def _pile_text(table) -> str:
@@ -85,13 +97,17 @@ def _pile_text(table) -> str:
 
 def format_deal(log: dict) -> str:
     """The deal as text: setup, each turn (hand after the draw, melds, pile top and lock,
-    morto pickups), the final table and the score table with every part."""
+    morto pickups), the final table and the score table with every part.  A side is named by
+    its strategy and the parameters that differ from their defaults; a card drawn to replace a
+    red 3 says so (``draws AC to replace the red 3 3D``)."""
+    a_name, b_name = (strategy_label(t) for t in log["strategies"])
     out = [
         (
             f"deal {log['deal_index']} · preset {log['preset']} · seed {log['master_seed']} · "
-            f"A = {log['strategies'][0]} (seats 0, 2) · B = {log['strategies'][1]} (seats 1, 3)"
+            f"A = {a_name} (seats 0, 2) · B = {b_name} (seats 1, 3)"
         ),
     ]
+    owed: list[str] = []  # red 3s laid and not replaced yet, in the order they were laid
     shown = True
     capture = False
     table = None
@@ -120,6 +136,10 @@ def format_deal(log: dict) -> str:
         side = SIDES[seat % 2] if seat is not None else ""
         if act == "red3":
             out.append(f"    lays {a['card']} in side {side}'s red-3 area")
+            if table.stock:  # replaced from the stock at once (000 Gameplay 5, E4); none when it is empty
+                owed.append(a["card"])
+        elif act == "draw" and owed:
+            out.append(f"    draws {a['card']} to replace the red 3 {owed.pop(0)}")
         elif act == "draw":
             out.append(f"    draws {a['card']}")
         elif act == "take_pile":
@@ -168,7 +188,7 @@ def _final_table(log, table) -> list[str]:
     for side in range(2):
         melds = table.melds[side]
         red3 = " ".join(table.red3[side]) or "-"
-        name = log["strategies"][side].split(":")[0]
+        name = strategy_label(log["strategies"][side])
         out.append(f"  side {SIDES[side]} ({name}): red 3s {red3}; morto {table.morto_state[side]}")
         for i, m in enumerate(melds):
             tag = ""

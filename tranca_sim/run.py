@@ -15,7 +15,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as _dt
+import os
 import platform
+import stat
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -117,27 +120,32 @@ def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
 
 
 def log_path_for(out) -> Path:
-    """Where the deal logs of run file ``out`` go: ``run.parquet`` -> ``run.log.jsonl``."""
+    """Where the deal logs of run file ``out`` go, beside it: the ``.parquet`` suffix replaced by
+    ``.log.jsonl`` (``run.parquet`` -> ``run.log.jsonl``); any other name gets ``.log.jsonl``
+    appended (``run.pq`` -> ``run.pq.log.jsonl``)."""
     p = Path(out)
     return p.with_name((p.stem if p.suffix == ".parquet" else p.name) + ".log.jsonl")
 
 
-def parse_log_deals(spec, deals: int, seed: int) -> list[int]:
+def parse_log_deals(spec, deals: int, seed: int, name: str = "log_deals") -> list[int]:
     """The deal indices to log, sorted.
 
     ``spec`` is ``None`` (none), an int or ``"K"`` (the first K deals),
     ``"I,J,..."`` or a sequence of ints (those deals), or ``"sample:K"`` (K
-    distinct deals drawn with the run's seed).
+    distinct deals drawn with the run's seed); ``K`` is 1 to ``deals``.
+    ``name`` is how errors call the option (the CLI passes ``--log-deals``).
 
     Raises
     ------
     RunOptionError
-        For a malformed spec, a negative count or an index outside the run.
+        For a malformed or empty spec, a count outside 1..``deals`` or an index
+        outside the run.
     """
-    if spec is None or spec == "":
+    if spec is None:
         return []
+    form = "K (the first K deals), I,J,... (those deals) or sample:K (K deals drawn with the seed)"
     if isinstance(spec, bool):
-        raise RunOptionError(f"log_deals: expected K, I,J,... or sample:K, got {spec!r}")
+        raise RunOptionError(f"{name} takes {form}, got {spec!r}")
     if isinstance(spec, int):
         spec = str(spec)
     if isinstance(spec, str):
@@ -149,20 +157,66 @@ def parse_log_deals(spec, deals: int, seed: int) -> list[int]:
             else:
                 idx = [int(x) for x in text.split(",") if x.strip()]
         except ValueError:
-            raise RunOptionError(f"--log-deals takes K, I,J,... or sample:K, got {spec!r}") from None
+            raise RunOptionError(f"{name} takes {form}, got {spec!r}") from None
         if sample or "," not in text:
-            if not 0 <= k <= deals:
-                raise RunOptionError(f"--log-deals {text}: give a count from 0 to {deals} (the run's deals)")
+            if not 1 <= k <= deals:
+                raise RunOptionError(
+                    f"{name} {text}: the count must be from 1 to {deals} (the run's deals), got {k}"
+                )
             if not sample:
                 return list(range(k))
             rng = np.random.default_rng(seed)
             return sorted(int(i) for i in rng.choice(deals, size=k, replace=False))
     else:
-        idx = [int(x) for x in spec]
+        try:
+            idx = [int(x) for x in spec]
+        except (TypeError, ValueError):
+            raise RunOptionError(f"{name} takes {form}, got {spec!r}") from None
+    if not idx:
+        raise RunOptionError(f"{name} {spec!r} names no deal; give at least one ({form})")
     bad = [i for i in idx if not 0 <= i < deals]
     if bad:
-        raise RunOptionError(f"--log-deals: deal {bad[0]} is not in the run (deals 0..{deals - 1})")
+        raise RunOptionError(f"{name}: deal {bad[0]} is not in the run (deals 0..{deals - 1})")
     return sorted(set(idx))
+
+
+def check_log_path(out, logging: bool, force: bool) -> Path | None:
+    """Check the deal-log file beside run file ``out`` (:func:`log_path_for`) before a run.
+
+    The log belongs to the run beside it: it is written when ``logging``;
+    either way an existing one is replaced (``logging``) or removed (not
+    ``logging``) when the run is written with ``force``, so a new run never
+    sits beside an older run's logs.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The log path when it is to be written or removed, else None.
+
+    Raises
+    ------
+    tranca_sim.io.OutputExistsError
+        If the log file exists and ``force`` is false.
+    tranca_sim.io.RunFileError
+        If the log path is a link, directory or special file, or cannot be written.
+    """
+    lp = log_path_for(out)
+    if not logging:  # only an older run's log (a regular file) matters
+        try:
+            st = os.lstat(lp)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+    try:
+        _io.check_output_path(lp, force)
+    except _io.OutputExistsError:
+        raise _io.OutputExistsError(
+            f"deal-log file {str(lp)!r} beside the run file already exists (from an earlier run); "
+            "pass force=True to replace the run and its deal logs",
+            lp,
+        ) from None
+    return lp
 
 
 def run_simulation(
@@ -195,7 +249,10 @@ def run_simulation(
     out : str or os.PathLike
         Output Parquet path.
     force : bool
-        Replace an existing ``out``.
+        Replace an existing ``out`` and the deal-log file beside it
+        (:func:`check_log_path`): replaced by this run's logs, or removed when
+        this run logs none.  Without ``force`` an existing ``out`` or deal-log
+        file is an error before anything is simulated.
     threads : int, optional
         numba threads (default: numba's default, all cores).
     chunk_size : int
@@ -205,18 +262,23 @@ def run_simulation(
     check : bool
         Run the engine's invariant checks (slower).
     progress : bool
-        Show a tqdm progress bar on stderr.
+        On stderr: the line ``compiling the engine (once, about 30-90 s) ...``
+        when numba's cache holds no kernels yet (:func:`engine_cached`), then
+        tqdm bars for the deal logs and for the deals; the deals' bar starts
+        after the compile, so its rate and time left are the deals' alone.
     log_deals : int, str or sequence of int, optional
-        Deals whose every action is logged (:func:`parse_log_deals`) to
-        ``<out stem>.log.jsonl`` beside the run (docs/log-format.md).
+        Deals whose every action is logged (:func:`parse_log_deals`) to the
+        file :func:`log_path_for` names beside the run (``run.parquet`` ->
+        ``run.log.jsonl``; docs/log-format.md).
 
     Returns
     -------
     dict
         ``path`` (str), ``deals``, ``seconds`` (wall time of simulation and
-        writing), ``deals_per_s``, ``threads``, ``warmup_seconds`` (one
-        throw-away deal before the timing: numba compilation on a first run,
-        loading the cached kernels afterwards),
+        writing, without the compile and the deal logs), ``deals_per_s``,
+        ``threads``, ``warmup_seconds`` (one throw-away deal before the timing:
+        numba compilation on a first run, loading the cached kernels
+        afterwards), ``compiled`` (True when no cached kernels were found),
         ``log_path`` (str or None), ``meta`` (the stored run metadata), ``summary``
         (:func:`tranca_sim.lab.stats.summarize` layout) and ``diagnostics``:
         totals over deals of the engine's ``invariant_errors`` (counted with
@@ -231,9 +293,11 @@ def run_simulation(
         For an unknown preset or a bad rule option.
     strategies.StrategyError
         For an unknown strategy or parameter.
+    tranca_sim.io.OutputExistsError
+        If ``out`` or the deal-log file beside it exists without ``force``.
     tranca_sim.io.RunFileError
-        If ``out`` (or the log file) exists without ``force``, is a symbolic
-        link or not a regular file, or its directory cannot be written; also,
+        If ``out`` (or the log file) is a symbolic link or not a regular file,
+        or its directory cannot be written; also,
         after simulating, for an ``OSError`` while writing (disk full):
         ``cannot write PATH: reason``.
 
@@ -256,7 +320,7 @@ def run_simulation(
     specs = (resolve(side_a), resolve(side_b))
     path = _io.check_output_path(out, force)
     log_idx = parse_log_deals(log_deals, deals, seed)
-    log_path = _io.check_output_path(log_path_for(path), force) if log_idx else None
+    log_path = check_log_path(path, bool(log_idx), force)
 
     import numba
 
@@ -277,6 +341,7 @@ def run_simulation(
                 "side": label,
                 "name": spec.name,
                 "text": spec.text,
+                "label": spec.label,
                 "sid": int(spec.sid),
                 "param_names": list(spec.param_names),
                 "params": [float(x) for x in spec.params[: len(spec.param_names)]],
@@ -288,17 +353,17 @@ def run_simulation(
         "chunk_size": chunk_size,
         "check": bool(check),
         "log_deals": log_idx,
-        "log_file": log_path.name if log_path else None,
+        "log_file": log_path.name if log_idx else None,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "numba": numba.__version__,
     }
     diagnostics = {"invariant_errors": 0, "meld_full": 0}
-    acc = RunningSummary(labels=[spec.text for spec in specs])
+    acc = RunningSummary(labels=[spec.label for spec in specs])
 
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=deals, unit="deal", unit_scale=True, disable=not progress, desc="loading the engine")
+    bar = None
 
     def chunks():
         start = 0
@@ -313,6 +378,9 @@ def run_simulation(
             start += count
             yield cols
 
+    cached = engine_cached()
+    if progress and not cached:  # a cached start loads in a second or two and says nothing
+        print("compiling the engine (once, about 30-90 s) ...", file=sys.stderr, flush=True)
     threads_before = numba.get_num_threads()
     numba.set_num_threads(n_threads)  # restored below: a Python caller's later runs are not affected
     try:
@@ -324,26 +392,52 @@ def run_simulation(
             if log_idx:  # logs to a temporary file first, renamed after the run file (or removed)
                 from .engine.log import dump_logs, play_logged
 
-                bar.set_description("logging deals")
                 log_tmp = stack.enter_context(_io.atomic_output(log_path, force))
-                with _io.writing(log_path), open(log_tmp, "w", encoding="utf-8") as f:
-                    dump_logs(f, (play_logged(rules, specs, seed, i) for i in log_idx))
-            bar.set_description("simulating")
+                logs = (play_logged(rules, specs, seed, i) for i in log_idx)
+                with (
+                    tqdm(
+                        logs, total=len(log_idx), unit="deal", disable=not progress, desc="logging deals"
+                    ) as it,
+                    _io.writing(log_path),
+                    open(log_tmp, "w", encoding="utf-8") as f,
+                ):
+                    dump_logs(f, it)
+            # the bar starts after the compile and the logs: its rate and time left are the deals' alone
+            bar = tqdm(total=deals, unit="deal", unit_scale=True, disable=not progress, desc="simulating")
             t0 = time.perf_counter()
             _io.write_run(path, chunks(), run_meta=meta, force=force)
             seconds = time.perf_counter() - t0
+            if log_path is not None and not log_idx:  # an older run's logs do not stay beside the new run
+                with _io.writing(log_path):
+                    os.unlink(log_path)
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         numba.set_num_threads(threads_before)
     return {
         "path": str(path),
-        "log_path": str(log_path) if log_path else None,
+        "log_path": str(log_path) if log_idx else None,
         "deals": deals,
         "seconds": seconds,
         "deals_per_s": deals / seconds if seconds > 0 else float("inf"),
         "threads": n_threads,
         "warmup_seconds": warmup,
+        "compiled": not cached,
         "meta": meta,
         "summary": acc.result(),
         "diagnostics": diagnostics,
     }
+
+
+def engine_cached() -> bool:
+    """Whether numba's disk cache holds the batch kernel for this machine, so a run loads it
+    instead of compiling (about 30-90 s).  Reads numba's cache index (not a public numba API):
+    any surprise there answers False."""
+    try:
+        from .engine import kernel
+
+        disp = kernel._simulate_nb
+        magic = disp.targetctx.codegen().magic_tuple()
+        return any(key[1] == magic for key in disp._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - a guess for a message, never a failure
+        return False

@@ -2,8 +2,34 @@
 and the paired per-deal difference A - B.
 
 Both sides play the same deals, so the difference of their scores deal by deal
-(a paired comparison) has a much narrower interval than the difference of two
-independent means.  Intervals: Student t for means, Wilson score for shares
+is a paired comparison, and its paired t interval is the right interval for
+A - B.  It is *not* narrower than the interval of two independent means: in
+a deal, A's and B's scores are nearly uncorrelated or negatively correlated
+(one side's points are often the other's missed chances), so
+``var(A - B) = var(A) + var(B) - 2 cov(A, B)`` is about the same or larger.
+Measured over 100,000 deals of ``tranca`` with seed 2024
+(``experiments/paired_variance.py``): correlation -0.19 and variance ratio
+``var(A - B) / (var(A) + var(B))`` 1.19 for ``basic`` vs ``basic``, -0.21 and
+1.21 for ``random`` vs ``random``, -0.15 and 1.15 for ``basic:go_out=0`` vs
+``basic``, +0.04 and 0.96 for ``basic`` vs ``random``.
+
+What does narrow a comparison is common random numbers *across runs*: runs
+with the same master seed deal the same decks, so two strategies each played
+in its own run against the same opponent can be compared deal by deal.  In
+the same measurement, the variance of the per-deal difference of side A's
+scores between two such runs, against two runs with different seeds, was
+0.49 (``basic`` and ``basic:black3_lock=0``, both against ``basic``), 0.54
+(the same two against ``random``), 0.015 (``basic`` and ``basic:go_out=0``,
+which seldom play differently) and 0.92 (``basic`` and ``random``): the more
+alike the two strategies, the larger the gain.
+
+A summary pairs only rows it can prove belong together: one row per side for
+each ``(master_seed, deal_index)``, one strategy (with its parameters) per
+side and one preset; anything else (a run file concatenated with itself, a
+run and the same run with its sides swapped) is refused, never averaged.
+Deals that ended at the engine's turn limit are counted and named.
+
+Intervals: Student t for means, Wilson score for shares
 (:func:`scipy.stats.binomtest`).
 
 :class:`RunningSummary` accumulates the statistics chunk by chunk (exact
@@ -22,8 +48,26 @@ from scipy import stats as _st
 
 SIDE_LABELS = ("A", "B")
 
-#: columns :func:`summarize` reads (``master_seed`` and ``strategy`` are optional)
-SUMMARY_COLUMNS = ("master_seed", "deal_index", "side", "strategy", "score", "won", "went_out", "n_turns")
+#: columns :func:`summarize` reads; those of :data:`OPTIONAL_COLUMNS` may be absent
+SUMMARY_COLUMNS = (
+    "preset",
+    "master_seed",
+    "deal_index",
+    "side",
+    "strategy",
+    "strategy_params",
+    "score",
+    "won",
+    "went_out",
+    "n_turns",
+    "end_reason",
+)
+
+#: columns of :data:`SUMMARY_COLUMNS` a summary can do without
+OPTIONAL_COLUMNS = ("preset", "master_seed", "strategy", "strategy_params", "end_reason")
+
+#: how many turn-limit deal indices a summary lists
+TURN_LIMIT_SHOWN = 10
 
 
 def t_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -80,7 +124,7 @@ _KINDS = {
 }
 
 
-def _bad_column(message: str) -> Exception:
+def _refuse(message: str) -> Exception:
     from ..io import RunFileError  # a ValueError; imported here so stats does not load pyarrow
 
     return RunFileError(message)
@@ -102,30 +146,103 @@ def _column(cols, name: str) -> np.ndarray:
     col = cols[name]
     k = _null_count(col)
     if k:
-        raise _bad_column(f"cannot summarise: column {name!r} has {k} null value(s)")
+        raise _refuse(f"cannot summarise: column {name!r} has {k} null value(s)")
     a = np.asarray(col)
     if a.ndim != 1 or a.dtype.kind not in _KINDS[name]:
         want = "booleans or integers" if "b" in _KINDS[name] else "integers"
-        raise _bad_column(f"cannot summarise: column {name!r} must hold {want}, got {a.dtype}")
+        raise _refuse(f"cannot summarise: column {name!r} must hold {want}, got {a.dtype}")
     return a
 
 
-def _pair_index(key: np.ndarray, side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pair_index(key: np.ndarray, side: np.ndarray, deal: np.ndarray, seed: np.ndarray | None):
     """Row indices ``(ia, ib)`` of side A and side B rows of the same deals (same ``key``).
 
-    Raises ``ValueError`` if a deal has several rows for one side.
+    Raises :class:`~tranca_sim.io.RunFileError` (a ``ValueError``) if a deal has
+    several rows for one side, naming the first such deal: rows that cannot be
+    told apart are never paired.
     """
     ra = np.flatnonzero(side == 0)
     rb = np.flatnonzero(side == 1)
     ka, kb = key[ra], key[rb]
+    for s, rows in ((0, ra), (1, rb)):
+        k = key[rows]
+        if len(k) > 1 and not np.all(k[1:] > k[:-1]):  # not strictly increasing: look for repeats
+            order = np.argsort(k, kind="stable")
+            same = np.flatnonzero(k[order][1:] == k[order][:-1])
+            if len(same):
+                r = rows[order[same[0]]]
+                where = f"deal {int(deal[r])}" + (f" of seed {int(seed[r])}" if seed is not None else "")
+                raise _refuse(
+                    f"cannot summarise: {where} has several rows for side {SIDE_LABELS[s]}; the same "
+                    "run's rows were given more than once (a run file concatenated with itself?), and "
+                    "rows that cannot be told apart are never paired"
+                )
     if len(ka) == len(kb) and np.array_equal(ka, kb):  # the usual deal-major layout
         return ra, rb
-    for k in (ka, kb):
-        s = np.sort(k)
-        if len(s) > 1 and np.any(s[1:] == s[:-1]):
-            raise ValueError("several rows for the same deal and side; cannot pair the deals")
     _, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
     return ra[ia], rb[ib]
+
+
+def _side_labels(cols, names: set, side: np.ndarray) -> list[set]:
+    """Per side, the set of strategy labels (name and non-default parameters) of its rows."""
+    if "strategy" not in names:
+        return [set(), set()]
+    with_params = "strategy_params" in names
+    pairs: set = set()
+    if hasattr(cols, "lazy") and hasattr(cols, "unique"):  # polars: unique in the frame, not in Python
+        import polars as pl
+
+        sel = cols.select(
+            pl.Series("side", side), pl.col("strategy"), *([pl.col("strategy_params")] if with_params else [])
+        ).unique()
+        for row in sel.iter_rows():
+            pairs.add((int(row[0]), str(row[1]), tuple(row[2]) if with_params else None))
+    else:
+        strat = np.asarray(cols["strategy"]).astype(str)
+        params = list(cols["strategy_params"]) if with_params else None
+        for i in range(len(side)):
+            pairs.add((int(side[i]), strat[i], tuple(float(x) for x in params[i]) if with_params else None))
+    out: list[set] = [set(), set()]
+    if not pairs:
+        return out
+    if with_params:
+        from strategies import describe  # needs the registry's defaults
+
+        for s, name, prm in pairs:
+            out[s].add(describe(name, prm))
+    else:
+        for s, name, _ in pairs:
+            out[s].add(name)
+    return out
+
+
+def _distinct(cols, name: str) -> set:
+    col = cols[name]
+    if hasattr(col, "unique") and hasattr(col, "to_list"):  # polars
+        return {str(x) for x in col.unique().to_list()}
+    return {str(x) for x in np.unique(np.asarray(col).astype(str))}
+
+
+def _is_integer_dtype(col) -> bool:
+    dt = getattr(col, "dtype", None)
+    if dt is None:
+        return False
+    if callable(getattr(dt, "is_integer", None)):  # polars
+        return bool(dt.is_integer())
+    return getattr(dt, "kind", "") in ("i", "u")  # numpy, pandas
+
+
+def _turn_limit_rows(cols) -> np.ndarray:
+    """Bool mask of rows whose deal ended at the engine's turn limit: ``end_reason`` as strings
+    (a run file) or integer codes indexing :data:`tranca_sim.io.END_REASONS` (engine chunks)."""
+    col = cols["end_reason"]
+    if _is_integer_dtype(col):
+        from ..io import END_REASONS
+
+        return np.asarray(col) == END_REASONS.index("turn_limit")
+    if hasattr(col, "str"):  # a polars or pandas string series: compare in the frame
+        return np.asarray(col == "turn_limit", dtype=bool)
+    return np.asarray(col).astype(str) == "turn_limit"
 
 
 class RunningSummary:
@@ -150,26 +267,34 @@ class RunningSummary:
         self._outs = [0, 0]
         self._diff = _Moments()
         self._ties = 0
+        self._presets: set = set()
+        self._turn_limit: int | None = None
+        self._turn_limit_deals: list = []
 
     def update(self, cols: Mapping) -> None:
         """Add rows given as a mapping of column name to 1-d array (or a data frame).
 
         Needs ``deal_index``, ``side``, ``score``, ``won``, ``went_out`` and
-        ``n_turns``; uses ``master_seed`` (to pair deals of several runs) and
-        ``strategy`` when present.  Deals are paired within one call only.
+        ``n_turns``; uses ``master_seed`` (to pair deals of several runs),
+        ``preset``, ``strategy`` and ``strategy_params`` (to name the sides and
+        refuse rows of several pairings) and ``end_reason`` (to count
+        turn-limit deals) when present.  Deals are paired within one call only.
 
         Raises
         ------
         tranca_sim.io.RunFileError
             (a ``ValueError``) for a null value, a column of the wrong kind
             (``score``, ``side``, ``deal_index``, ``n_turns``, ``master_seed``:
-            integers; ``won``, ``went_out``: bools or integers), or a ``side``
-            other than 0 and 1.
+            integers; ``won``, ``went_out``: bools or integers), a ``side``
+            other than 0 and 1; for rows that cannot be paired or pooled: several
+            rows of one deal (``master_seed``, ``deal_index``) and side (the same
+            run given twice), several strategies on one side (runs of different
+            pairings, or the same run with its sides swapped), or several presets.
         ValueError
-            For a missing column, or several rows of one deal and side.
+            For a missing column.
         """
         names = set(cols.columns) if hasattr(cols, "columns") else set(cols.keys())
-        need = [c for c in SUMMARY_COLUMNS if c not in ("master_seed", "strategy")]
+        need = [c for c in SUMMARY_COLUMNS if c not in OPTIONAL_COLUMNS]
         missing = [c for c in need if c not in names]
         if missing:
             raise ValueError(f"cannot summarise: column(s) {', '.join(missing)} missing")
@@ -178,22 +303,47 @@ class RunningSummary:
         won = _column(cols, "won").astype(bool)
         out = _column(cols, "went_out").astype(bool)
         turns = _column(cols, "n_turns").astype(np.float64)
-        key = _column(cols, "deal_index").astype(np.int64)
+        deal = _column(cols, "deal_index").astype(np.int64)
         if np.any((side != 0) & (side != 1)):
-            raise _bad_column("cannot summarise: column 'side' must be 0 (A) or 1 (B)")
+            raise _refuse("cannot summarise: column 'side' must be 0 (A) or 1 (B)")
+        if "preset" in names:
+            presets = self._presets | _distinct(cols, "preset")
+            if len(presets) > 1:
+                raise _refuse(
+                    f"cannot summarise: rows of several presets ({', '.join(sorted(presets))}); "
+                    "summarise each preset on its own"
+                )
+            self._presets = presets
+        labels = _side_labels(cols, names, side)
+        for s in (0, 1):
+            seen = self._seen_labels[s] | labels[s]
+            if len(seen) > 1:
+                raise _refuse(
+                    f"cannot summarise: side {SIDE_LABELS[s]} holds rows of several strategies "
+                    f"({', '.join(sorted(seen))}): runs of different pairings, or a run and its sides "
+                    "swapped; summarise one pairing at a time"
+                )
+            self._seen_labels[s] = seen
+        key, seed = deal, None
         if "master_seed" in names:
             seed = _column(cols, "master_seed").astype(np.int64)
             if len(seed) and np.any(seed != seed[0]):
-                key = np.unique(np.column_stack([seed, key]), axis=0, return_inverse=True)[1].ravel()
+                key = np.unique(np.column_stack([seed, deal]), axis=0, return_inverse=True)[1].ravel()
+        ia, ib = _pair_index(key, side, deal, seed)
+        if "end_reason" in names:
+            rows = np.flatnonzero(_turn_limit_rows(cols))
+            keys, first = np.unique(key[rows], return_index=True)  # a deal's rows share its end
+            self._turn_limit = (self._turn_limit or 0) + len(keys)
+            shown = rows[first[:TURN_LIMIT_SHOWN]]
+            found = {(int(seed[r]) if seed is not None else None, int(deal[r])) for r in shown}
+            both = set(self._turn_limit_deals) | found
+            self._turn_limit_deals = sorted(both, key=lambda k: (k[0] or 0, k[1]))[:TURN_LIMIT_SHOWN]
         for s in (0, 1):
             m = side == s
             self._score[s].add(score[m])
             self._turns[s].add(turns[m])
             self._wins[s] += int(won[m].sum())
             self._outs[s] += int(out[m].sum())
-            if "strategy" in names and self.labels is None:
-                self._seen_labels[s].update(str(x) for x in np.unique(np.asarray(cols["strategy"])[m]))
-        ia, ib = _pair_index(key, side)
         self._diff.add(score[ia] - score[ib])
         self._ties += int((~won[ia] & ~won[ib]).sum())
 
@@ -206,7 +356,7 @@ class RunningSummary:
             if self.labels is not None:
                 label = self.labels[s]
             else:
-                label = "/".join(sorted(self._seen_labels[s])) or "?"
+                label = next(iter(self._seen_labels[s]), "?")
             lo, hi = t_interval(sc.mean, sc.sd, n, lv)
             wlo, whi = wilson_interval(self._wins[s], n, lv)
             olo, ohi = wilson_interval(self._outs[s], n, lv)
@@ -252,6 +402,9 @@ class RunningSummary:
             "sides": sides,
             "diff": diff,
             "tie_share": self._ties / d.n if d.n else math.nan,
+            "turn_limit": self._turn_limit,
+            "turn_limit_deals": [k[1] for k in self._turn_limit_deals],
+            "turn_limit_seeds": [k[0] for k in self._turn_limit_deals],
         }
 
 
@@ -278,16 +431,26 @@ def summarize(df, labels=None, level: float = 0.95) -> dict:
         ``win_lo``/``win_hi`` (Wilson), ``outs``, ``out_share``,
         ``out_lo``/``out_hi`` (Wilson), ``turns_mean``; ``diff``: the per-deal
         score difference A - B with ``n``, ``mean``, ``sd``, ``lo``/``hi``
-        (paired t interval) and ``p_value`` (two-sided paired t test).
-        Undefined values (too few rows) are NaN.
+        (paired t interval) and ``p_value`` (two-sided paired t test);
+        ``turn_limit``: how many deals ended at the engine's turn limit
+        (``end_reason == "turn_limit"``: not an end the rules know; their rows
+        are in every statistic above), ``None`` without an ``end_reason``
+        column; ``turn_limit_deals`` and ``turn_limit_seeds``: deal index and
+        master seed (``None`` without ``master_seed``) of the first
+        :data:`TURN_LIMIT_SHOWN` of them.  A side's ``strategy`` is the label
+        given, else its name with the parameters that differ from their
+        defaults (``"basic:black3_lock=0"``, from ``strategy`` and
+        ``strategy_params``).  Undefined values (too few rows) are NaN.
 
     Raises
     ------
     tranca_sim.io.RunFileError
         (a ``ValueError``) for a null or a value of the wrong type in a column
-        (see :meth:`RunningSummary.update`); the message names the column.
+        (the message names the column), or rows that cannot be paired or
+        pooled: several rows of one deal and side, several strategies on one
+        side, several presets (see :meth:`RunningSummary.update`).
     ValueError
-        For a missing column, or several rows of one deal and side.
+        For a missing column.
     """
     acc = RunningSummary(labels=labels, level=level)
     acc.update(df)
@@ -340,12 +503,11 @@ def format_summary(summary, title: str | None = None) -> str:
     ]
     specs = []
     for s in summary["sides"]:
-        name = s["strategy"].partition(":")[0]
         specs.append(f"{s['side']} = {s['strategy']}")
         rows.append(
             (
                 s["side"],
-                name,
+                s["strategy"],
                 str(s["n"]),
                 f"{_num(s['score_mean'], '.1f')} [{_num(s['score_lo'], '.1f')}, {_num(s['score_hi'], '.1f')}]",
                 f"{_pct(s['win_share'])} [{_pct(s['win_lo'])}, {_pct(s['win_hi'])}]",
@@ -368,4 +530,24 @@ def format_summary(summary, title: str | None = None) -> str:
         f"A - B per deal (paired, {d['n']} deals): {_num(d['mean'], '.1f')} "
         f"[{_num(d['lo'], '.1f')}, {_num(d['hi'], '.1f')}] ({pc}% CI), p {ptxt}"
     )
+    warning = turn_limit_warning(summary)
+    if warning:
+        lines.append("WARNING: " + warning)
     return "\n".join(lines)
+
+
+def turn_limit_warning(summary: dict) -> str | None:
+    """One sentence on the deals of a :func:`summarize` result that ended at the turn limit
+    (how many, and the first deal indices), or None if there are none."""
+    n = summary.get("turn_limit")
+    if not n:
+        return None
+    deals, seeds = summary.get("turn_limit_deals", []), summary.get("turn_limit_seeds", [])
+    several = len({x for x in seeds if x is not None}) > 1
+    shown = ", ".join(f"{d} (seed {s})" if several else str(d) for d, s in zip(deals, seeds))
+    more = ", ..." if n > len(deals) else ""
+    return (
+        f"{n} deal{'s' * (n != 1)} ended at the turn limit, not by a rule (deal{'s' * (n != 1)} "
+        f"{shown}{more}); their scores are in the figures above and are not outcomes of play: "
+        "replay one with 'tranca-sim replay RUN --deal I'"
+    )
