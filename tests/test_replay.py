@@ -56,8 +56,27 @@ def test_replay_of_a_stacked_deal_reads_like_the_rules(tranca):
     first_turn = text.split("turn 1 ")[0].split("turn 0 ")[1]
     assert "lays 3D in side A's red-3 area" in first_turn
     assert first_turn.index("draws AS") < first_turn.index("draws JD")
+    assert "    draws AS to replace the red 3 3D\n" in first_turn  # the replacement says what it is
+    assert "    draws JD\n" in first_turn  # the turn's own draw stays plain
     assert "hand after the draw (12): 5C 6C 8C 9C 10C JD QC QD KC KD KH AS" in first_turn
     assert "melds KC KD KH as side A meld 0" in first_turn
+
+
+def test_two_red_3s_are_replaced_in_the_order_they_were_laid(tranca):
+    """Seat 0 is dealt 3D and 3H: it lays 3D and draws AS for it, then lays 3H and draws JD for
+    it (000 Gameplay 5: each red 3 is replaced at once), then draws 4C as its turn's draw."""
+    deck = stack_deck(tranca, hands={0: "3D 3H KC KD KH QC QD 5C 6C 8C 9C"}, stock="7H AS JD 4C")
+    text = format_deal(play_logged(tranca, ("basic", "passive"), 0, 0, deck=deck, first_seat=0))
+    first_turn = text.split("turn 1 ")[0].split("turn 0 ")[1]
+    lines = [x.strip() for x in first_turn.splitlines()]
+    i = lines.index("lays 3D in side A's red-3 area")
+    assert lines[i : i + 5] == [
+        "lays 3D in side A's red-3 area",
+        "draws AS to replace the red 3 3D",
+        "lays 3H in side A's red-3 area",
+        "draws JD to replace the red 3 3H",
+        "draws 4C",
+    ]
 
 
 def test_table_html_draws_every_visible_card(run_file):

@@ -173,10 +173,11 @@ def parse_log_deals(spec, deals: int, seed: int, name: str = "log_deals") -> lis
         except (TypeError, ValueError):
             raise RunOptionError(f"{name} takes {form}, got {spec!r}") from None
     if not idx:
-        raise RunOptionError(f"{name} {spec!r} names no deal; give at least one ({form})")
+        raise RunOptionError(f"{name} {spec!r} names no deal; give {form}")
     bad = [i for i in idx if not 0 <= i < deals]
     if bad:
-        raise RunOptionError(f"{name}: deal {bad[0]} is not in the run (deals 0..{deals - 1})")
+        shown = spec if isinstance(spec, str) else ",".join(str(i) for i in idx)
+        raise RunOptionError(f"{name} {shown}: deal {bad[0]} is not in the run (deals 0..{deals - 1})")
     return sorted(set(idx))
 
 
@@ -387,6 +388,7 @@ def run_simulation(
         t0 = time.perf_counter()
         # one throw-away deal compiles (first run) or loads the cached kernels, so `seconds` is simulation only
         simulate_chunk(rules, specs, master_seed=seed, start=0, count=1, check=check)
+        _io._run_constants(meta)  # checks meta; pyarrow's first array imports pandas (~0.6 s), not a deal
         warmup = time.perf_counter() - t0
         with contextlib.ExitStack() as stack:
             if log_idx:  # logs to a temporary file first, renamed after the run file (or removed)

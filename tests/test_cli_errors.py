@@ -1,0 +1,189 @@
+"""Every error path of every subcommand: one line ``tranca-sim: error: ...`` naming the flag, the
+value and what is allowed, in the CLI's own words (never ``force=True``), exit status 2, and
+nothing written."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tranca_sim.cli import main
+from tranca_sim.run import run_simulation
+from tranca_sim.schema import COLUMNS
+
+
+def call(argv, capsys):
+    try:
+        status = main(argv)
+    except SystemExit as e:
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_cli_error(status, err, words):
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    line = lines[0]
+    assert line.startswith("tranca-sim: error: "), line
+    assert "Traceback" not in err and "force=True" not in line and "log_deals" not in line, line
+    for w in words:
+        assert w in line, (w, line)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A good run of 30 deals (with deal logs), the same run with one damaged page, the run
+    concatenated with itself, and the run with a same-seed run of the sides swapped appended."""
+    d = tmp_path_factory.mktemp("files")
+    run = d / "run.parquet"
+    run_simulation("tranca", 30, 4, "basic", "basic:black3_lock=0", run, progress=False, log_deals=2)
+    swapped = d / "swapped.parquet"
+    run_simulation("tranca", 30, 4, "basic:black3_lock=0", "basic", swapped, progress=False)
+    meta = pq.read_schema(run).metadata
+    table = pq.read_table(run)
+    twice = d / "twice.parquet"
+    pq.write_table(pa.concat_tables([table, table]).replace_schema_metadata(meta), twice)
+    mixed = d / "mixed.parquet"
+    other = pq.read_table(swapped).replace_schema_metadata(meta)
+    pq.write_table(pa.concat_tables([table, other]).replace_schema_metadata(meta), mixed)
+    corrupt = d / "corrupt.parquet"
+    corrupt.write_bytes(damaged(run))
+    garbage = d / "garbage.parquet"
+    garbage.write_bytes(b"PAR1 not parquet at all")
+    return {
+        "RUN": run,
+        "LOG": d / "run.log.jsonl",
+        "TWICE": twice,
+        "MIXED": mixed,
+        "CORRUPT": corrupt,
+        "GARBAGE": garbage,
+        "DIR": d,
+    }
+
+
+def damaged(path) -> bytes:
+    """The bytes of run file ``path`` with 4 bytes inside the 'score' column chunk flipped: the page
+    checksum fails, the footer and metadata are intact."""
+    names = [n for n, _, _ in COLUMNS]
+    col = pq.ParquetFile(path).metadata.row_group(0).column(names.index("score"))
+    start = col.dictionary_page_offset or col.data_page_offset
+    data = bytearray(path.read_bytes())
+    mid = start + col.total_compressed_size - 8
+    data[mid : mid + 4] = bytes(b ^ 0xFF for b in data[mid : mid + 4])
+    return bytes(data)
+
+
+SIM = ["simulate", "--deals", "30", "--no-progress", "--out", "OUT"]
+
+BAD = [
+    # simulate: every option
+    (SIM + ["--threads", "100000"], ["--threads must be between 1 and", "got 100000"]),
+    (SIM + ["--threads", "0"], ["--threads must be at least 1, got 0"]),
+    (SIM + ["--deals", "0"], ["--deals must be at least 1, got 0"]),
+    (SIM + ["--seed", "-1"], ["--seed must be between 0 and 2**63 - 1, got -1"]),
+    (SIM + ["--chunk-size", "x"], ["--chunk-size takes a whole number, got 'x'"]),
+    (SIM + ["--preset", "nope"], ["--preset: unknown preset 'nope'; available: tranca"]),
+    (SIM + ["--side-a", "nope"], ["--side-a: unknown strategy 'nope'; available:", "basic"]),
+    (
+        SIM + ["--side-a", "basic:go_out=0.5"],
+        ["--side-a:", "'go_out'", "is a switch: give 0 (off) or 1 (on)", "0.5"],
+    ),
+    (
+        SIM + ["--side-b", "basic:take_pile_min=2.5"],
+        ["--side-b:", "take_pile_min", "whole number from 0 to 108", "2.5"],
+    ),
+    (SIM + ["--side-b", "basic:nope=1"], ["--side-b:", "no parameter 'nope'", "take_pile_min"]),
+    (SIM + ["--rule", "max_wilds=9"], ["--rule max_wilds=9:", "max_wilds must be 0..3, got 9"]),
+    (SIM + ["--rule", "max_wilds=many"], ["--rule max_wilds=many:", "takes an integer"]),
+    (SIM + ["--rule", "nope=1"], ["--rule nope=1:", "unknown rule option 'nope'; known:"]),
+    (SIM + ["--rule", "pile_closed"], ["--rule", "OPTION=VALUE", "'pile_closed'"]),
+    (SIM + ["--log-deals", "sample:0"], ["--log-deals sample:0:", "from 1 to 30 (the run's deals), got 0"]),
+    (SIM + ["--log-deals", "0"], ["--log-deals 0:", "from 1 to 30"]),
+    (SIM + ["--log-deals", "31"], ["--log-deals 31:", "from 1 to 30"]),
+    (SIM + ["--log-deals", "2,30"], ["--log-deals 2,30: deal 30 is not in the run (deals 0..29)"]),
+    (SIM + ["--log-deals", "many"], ["--log-deals takes K", "sample:K", "got 'many'"]),
+    (SIM + ["--log-deals", ","], ["--log-deals ',' names no deal"]),
+    (
+        ["simulate", "--no-progress", "--out", "RUN"],
+        ["--out", "run.parquet' already exists; use --force to overwrite it"],
+    ),
+    (["simulate", "--no-progress", "--out", "DIR"], ["--out: output path", "is a directory"]),
+    (["simulate", "--no-progress", "--out", "DIR/no/run.parquet"], ["--out: cannot write", "does not exist"]),
+    (["simulate", "--nope"], ["unrecognized arguments: --nope"]),
+    # summarize
+    (["summarize", "DIR/missing.parquet"], ["missing.parquet", "does not exist"]),
+    (["summarize", "DIR"], ["is a directory"]),
+    (["summarize", "GARBAGE"], ["garbage.parquet", "not a readable Parquet file"]),
+    (["summarize", "CORRUPT"], ["corrupt.parquet", "is corrupt or truncated"]),
+    (
+        ["summarize", "TWICE"],
+        ["cannot summarise: deal 0 of seed 4 has several rows for side A", "concatenated"],
+    ),
+    (
+        ["summarize", "MIXED"],
+        ["cannot summarise: side A holds rows of several strategies (basic, basic:black3_lock=0)"],
+    ),
+    # replay
+    (["replay", "RUN", "--deal", "30"], ["--deal 30 is not a deal of", "its deals are 0 to 29"]),
+    (["replay", "RUN", "--deal", "-1"], ["--deal must be 0 or more, got -1"]),
+    (["replay", "RUN"], ["the following arguments are required: --deal"]),
+    (["replay", "RUN", "--deal", "1", "--turn", "2"], ["--turn chooses the turn drawn by --html"]),
+    (
+        ["replay", "RUN", "--deal", "1", "--html", "DIR/t.html", "--turn", "999"],
+        ["--turn 999 is not a turn of deal 1: its turns are 0 to"],
+    ),
+    (
+        ["replay", "RUN", "--deal", "1", "--html", "RUN"],
+        ["--html", "run.parquet' already exists; use --force to overwrite it"],
+    ),
+    (["replay", "RUN", "--deal", "1", "--html", "DIR"], ["--html: output path", "is a directory"]),
+    (["replay", "CORRUPT", "--deal", "1"], ["corrupt.parquet", "is corrupt or truncated"]),
+    (["replay", "GARBAGE", "--deal", "1"], ["not a readable Parquet file"]),
+    (["replay", "DIR/missing.parquet", "--deal", "1"], ["missing.parquet"]),
+    # check
+    (["check", "RUN", "--sample", "0"], ["--sample must be at least 1, got 0"]),
+    (["check", "CORRUPT"], ["corrupt.parquet", "is corrupt or truncated"]),
+    (["check", "GARBAGE"], ["not a readable Parquet file"]),
+    (["check", "DIR/missing.jsonl"], ["cannot read", "missing.jsonl"]),
+    (["check", "DIR"], ["is a directory"]),
+    # no command, unknown command
+    ([], ["the following arguments are required: COMMAND"]),
+    (["simulat"], ["invalid choice: 'simulat'"]),
+]
+if sys.platform.startswith("linux"):
+    BAD.append(
+        (
+            ["simulate", "--no-progress", "--out", "/proc/x.parquet"],
+            ["--out: cannot write '/proc/x.parquet': no file can be created in the directory '/proc'"],
+        )
+    )
+
+
+@pytest.mark.parametrize(("argv", "words"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_every_bad_input_names_its_flag(files, tmp_path, capsys, argv, words):
+    def path(a: str) -> str:
+        for key in sorted(files, key=len, reverse=True):
+            if a == key or a.startswith(key + "/"):
+                return str(files[key]) + a[len(key) :]
+        return str(tmp_path / "out.parquet") if a == "OUT" else a
+
+    before = sorted(os.listdir(files["DIR"]))
+    status, out, err = call([path(a) for a in argv], capsys)
+    assert_cli_error(status, err, words)
+    assert os.listdir(tmp_path) == []  # nothing written
+    assert sorted(os.listdir(files["DIR"])) == before
+
+
+def test_a_damaged_run_is_refused_by_every_reader(files, capsys):
+    """The same damaged file (one flipped page in 'score', footer and metadata intact): summarize,
+    check and replay refuse it alike, because they share io.verify_run."""
+    for argv in (["summarize"], ["check", "--no-progress"], ["replay", "--deal", "3"]):
+        status, out, err = call([argv[0], str(files["CORRUPT"]), *argv[1:]], capsys)
+        assert_cli_error(status, err, [str(files["CORRUPT"]), "is corrupt or truncated"])
+        assert out == ""

@@ -1,0 +1,244 @@
+"""What a new user meets: the compile message and timing, the deal-log file beside the run and
+--force, check's progress and sample cap, and turn-limit deals flagged by summarize and check."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tranca_sim import io, run
+from tranca_sim.cli import build_parser, main
+from tranca_sim.io import load_meta, write_run
+from tranca_sim.run import run_simulation
+from tranca_sim.schema import COLUMNS
+
+
+def call(argv, capsys):
+    try:
+        status = main(argv)
+    except SystemExit as e:
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# ---- 8: compiling is said, and not counted in the deals' rate ---------------------------------
+@pytest.mark.parametrize("cached", [False, True])
+def test_compile_is_announced_only_when_compiling(tmp_path, capsys, monkeypatch, cached):
+    monkeypatch.setattr(run, "engine_cached", lambda: cached)
+    status, out, err = call(["simulate", "--deals", "20", "--out", str(tmp_path / "r.parquet")], capsys)
+    assert status == 0, err
+    said = "compiling the engine (once, about 30-90 s)" in err
+    assert said is not cached
+    assert "loading the engine 0%" not in err
+    assert "simulating" in err  # the deals' bar
+
+
+def test_the_engine_is_cached_after_a_run(tmp_path):
+    run_simulation("tranca", 5, 1, "basic", "random", tmp_path / "r.parquet", progress=False)
+    assert run.engine_cached()  # the next start loads the kernels and says nothing
+
+
+def test_deals_are_timed_without_the_compile(tmp_path, capsys, monkeypatch):
+    """A 2-second 'compile' (the throw-away first deal) is in warmup_seconds, not in the deals'
+    seconds, and the progress bar is created only after it, so its rate and time left are the
+    deals' alone."""
+    from tqdm import auto
+
+    from tranca_sim import engine
+
+    events = []
+    real_chunk = engine.simulate_chunk
+
+    def slow_first(rules, specs, master_seed, start, count, check=False):
+        if count == 1 and start == 0 and not events:
+            events.append("compile")
+            time.sleep(2.0)
+        return real_chunk(rules, specs, master_seed=master_seed, start=start, count=count, check=check)
+
+    class Bar(auto.tqdm):
+        def __init__(self, *a, **k):
+            events.append(f"bar {k.get('desc')}")
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(engine, "simulate_chunk", slow_first)
+    monkeypatch.setattr(auto, "tqdm", Bar)
+    res = run_simulation("tranca", 20, 1, "basic", "random", tmp_path / "r.parquet", log_deals=1)
+    assert events == ["compile", "bar logging deals", "bar simulating"]
+    assert res["warmup_seconds"] >= 2.0 and res["seconds"] < 1.5
+    assert res["deals_per_s"] > 20 / 1.5
+
+
+# ---- 10: the deal-log file beside the run, replaced with it or not at all ----------------------
+def test_log_file_name_is_the_one_documented(tmp_path, capsys):
+    out = tmp_path / "y.parquet"
+    status, stdout, err = call(
+        ["simulate", "--deals", "20", "--out", str(out), "--no-progress", "--log-deals", "2"], capsys
+    )
+    assert status == 0, err
+    assert sorted(os.listdir(tmp_path)) == ["y.log.jsonl", "y.parquet"]
+    assert f"wrote {tmp_path / 'y.log.jsonl'} (2 deal logs)" in stdout
+    assert load_meta(out)["log_file"] == "y.log.jsonl"
+    simulate_help = build_parser()._subparsers._group_actions[0].choices["simulate"].format_help()
+    assert "run.parquet -> run.log.jsonl" in " ".join(simulate_help.split())
+    readme = (io.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "`run.parquet` → `run.log.jsonl`" in readme and "<out>.log.jsonl" not in readme
+
+
+def _old_pair(tmp_path):
+    out = tmp_path / "y.parquet"
+    out.write_bytes(b"old run")
+    (tmp_path / "y.log.jsonl").write_text("old logs\n")
+    return out
+
+
+def test_an_older_log_beside_the_output_is_refused_without_force(tmp_path, capsys):
+    out = tmp_path / "y.parquet"
+    (tmp_path / "y.log.jsonl").write_text("old logs\n")
+    for extra in ([], ["--log-deals", "2"]):
+        status, _, err = call(
+            ["simulate", "--deals", "20", "--out", str(out), "--no-progress", *extra], capsys
+        )
+        assert status == 2 and "the deal-log file" in err and "use --force" in err, err
+        assert os.listdir(tmp_path) == ["y.log.jsonl"]
+
+
+def test_force_replaces_the_run_and_its_logs(tmp_path, capsys):
+    out = _old_pair(tmp_path)
+    argv = ["simulate", "--deals", "20", "--out", str(out), "--no-progress", "--force", "--log-deals", "3"]
+    status, _, err = call(argv, capsys)
+    assert status == 0, err
+    logs = [json.loads(x) for x in (tmp_path / "y.log.jsonl").read_text().splitlines()]
+    assert [x["deal_index"] for x in logs] == [0, 1, 2]
+    assert load_meta(out)["log_deals"] == [0, 1, 2]
+
+
+def test_force_without_logs_removes_the_older_log(tmp_path, capsys):
+    """Never a new run beside an older run's logs."""
+    out = _old_pair(tmp_path)
+    status, _, err = call(
+        ["simulate", "--deals", "20", "--out", str(out), "--no-progress", "--force"], capsys
+    )
+    assert status == 0, err
+    assert os.listdir(tmp_path) == ["y.parquet"]
+
+
+def test_a_failed_forced_run_keeps_both_old_files(tmp_path, capsys, monkeypatch):
+    out = _old_pair(tmp_path)
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
+    argv = ["simulate", "--deals", "20", "--out", str(out), "--no-progress", "--force", "--log-deals", "3"]
+    status, _, err = call(argv, capsys)
+    assert status == 2 and "No space left on device" in err
+    assert sorted(os.listdir(tmp_path)) == ["y.log.jsonl", "y.parquet"]
+    assert out.read_bytes() == b"old run" and (tmp_path / "y.log.jsonl").read_text() == "old logs\n"
+
+
+# ---- 11: check shows its progress and caps the sample ------------------------------------------
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "run.parquet"
+    run_simulation("tranca", 12, 3, "basic", "random", out, progress=False)
+    return out
+
+
+def test_check_caps_the_sample_and_shows_progress(small_run, capsys):
+    status, out, err = call(["check", str(small_run), "--sample", "500"], capsys)
+    assert status == 0, out + err
+    assert "tranca-sim: warning: --sample 500 is more than the run's 12 deals; checking all 12" in err
+    assert "refereeing" in err and "12/12" in err and "deal/s" in err  # tqdm: count, rate
+    assert f"12 of 12 deals agreed with the referee (all 12 deals of {small_run})" in out
+    status, out, err = call(["check", str(small_run), "--sample", "5", "--no-progress"], capsys)
+    assert status == 0 and err == ""
+    assert "5 of 5 deals agreed" in out
+
+
+# ---- item 1: turn-limit deals are flagged loudly ----------------------------------------------
+META = {
+    "preset": "tranca",
+    "master_seed": 7,
+    "deals": 12,
+    "strategies": [{"name": "basic", "params": [1, 0, 1, 1, 1, 1, 1]}, {"name": "random", "params": []}],
+}
+TURN_LIMIT = ("playing", "went_out", "stock_out", "turn_limit").index("turn_limit")
+
+
+def synthetic_chunk(limited=(2, 7, 9), deals=12):
+    """Two rows per deal; deals ``limited`` end at the turn limit, the others by going out."""
+    n = 2 * deals
+    cols = {name: np.zeros(n, np.int32) for name, _, _ in COLUMNS if name not in io.RUN_COLUMNS}
+    cols["deal_index"] = np.repeat(np.arange(deals, dtype=np.int64), 2)
+    cols["side"] = np.tile(np.array([0, 1], np.int8), deals)
+    cols["score"] = np.tile(np.array([100, -50], np.int32), deals)
+    cols["n_turns"] = np.full(n, 30, np.int32)
+    reason = np.full(n, 1, np.int8)
+    for d in limited:
+        reason[2 * d : 2 * d + 2] = TURN_LIMIT
+    cols["end_reason"] = reason
+    for name in ("won", "went_out"):
+        cols[name] = np.tile([True, False], deals)
+    return cols
+
+
+def test_summarize_flags_turn_limit_deals(tmp_path, capsys):
+    path = tmp_path / "limited.parquet"
+    write_run(path, [synthetic_chunk()], run_meta=META)
+    status, out, err = call(["summarize", str(path)], capsys)
+    assert status == 0, err
+    assert (
+        "tranca-sim: warning:" in err
+        and "3 deals ended at the turn limit, not by a rule (deals 2, 7, 9)" in err
+    )
+    assert "WARNING: 3 deals ended at the turn limit, not by a rule (deals 2, 7, 9)" in out
+    write_run(tmp_path / "fine.parquet", [synthetic_chunk(limited=())], run_meta=META)
+    status, out, err = call(["summarize", str(tmp_path / "fine.parquet")], capsys)
+    assert status == 0 and "turn limit" not in out + err
+
+
+def _with_turn_limit(src, dst, deals):
+    """Copy of run file ``src`` whose rows of ``deals`` say end_reason turn_limit (scores kept)."""
+    t = pq.read_table(src)
+    d = t.column("deal_index").to_pylist()
+    r = t.column("end_reason").to_pylist()
+    r = ["turn_limit" if i in deals else x for i, x in zip(d, r)]
+    t = t.set_column(t.schema.get_field_index("end_reason"), "end_reason", pa.array(r, pa.string()))
+    pq.write_table(t.replace_schema_metadata(pq.read_schema(src).metadata), dst)
+    return dst
+
+
+def test_check_fails_on_turn_limit_deals_in_the_run(small_run, tmp_path, capsys):
+    """Deals 3 and 11 marked as ended at the turn limit: the sampled deals still agree with the
+    referee, but the run holds deals that did not end by a rule, so check exits 1 and names them."""
+    path = _with_turn_limit(small_run, tmp_path / "limited.parquet", {3, 11})
+    status, out, err = call(["check", str(path), "--sample", "2", "--no-progress"], capsys)
+    assert "2 of 2 deals agreed" in out
+    assert "TURN LIMIT: 2 deals of the run ended at the turn limit, not by a rule (deals 3, 11)" in out
+    assert status == 1
+    status, out, _ = call(["check", str(small_run), "--sample", "2", "--no-progress"], capsys)
+    assert status == 0 and "TURN LIMIT" not in out
+
+
+def test_check_fails_on_turn_limit_deals_in_a_log(tmp_path, capsys):
+    """max_turns=10 (the lowest allowed) ends deals at the limit; the referee agrees they are
+    played legally, and check still exits 1 naming them."""
+    out = tmp_path / "short.parquet"
+    res = run_simulation(
+        "tranca", 4, 1, "basic", "basic", out, progress=False, log_deals=4, rule_options={"max_turns": 10}
+    )
+    assert res["summary"]["turn_limit"] == 4
+    status, text, _ = call(["check", str(tmp_path / "short.log.jsonl")], capsys)
+    assert "4 of 4 deals agreed" in text
+    assert (
+        "TURN LIMIT: 4 deals of the log file ended at the turn limit, not by a rule (deals 0, 1, 2, 3)"
+        in text
+    )
+    assert status == 1
