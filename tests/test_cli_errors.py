@@ -174,7 +174,7 @@ def test_every_bad_input_names_its_flag(files, tmp_path, capsys, argv, words):
         return str(tmp_path / "out.parquet") if a == "OUT" else a
 
     before = sorted(os.listdir(files["DIR"]))
-    status, out, err = call([path(a) for a in argv], capsys)
+    status, _out, err = call([path(a) for a in argv], capsys)
     assert_cli_error(status, err, words)
     assert os.listdir(tmp_path) == []  # nothing written
     assert sorted(os.listdir(files["DIR"])) == before

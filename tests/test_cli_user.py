@@ -32,7 +32,7 @@ def call(argv, capsys):
 @pytest.mark.parametrize("cached", [False, True])
 def test_compile_is_announced_only_when_compiling(tmp_path, capsys, monkeypatch, cached):
     monkeypatch.setattr(run, "engine_cached", lambda: cached)
-    status, out, err = call(["simulate", "--deals", "20", "--out", str(tmp_path / "r.parquet")], capsys)
+    status, _out, err = call(["simulate", "--deals", "20", "--out", str(tmp_path / "r.parquet")], capsys)
     assert status == 0, err
     said = "compiling the engine (once, about 30-90 s)" in err
     assert said is not cached
@@ -219,7 +219,7 @@ def test_check_fails_on_turn_limit_deals_in_the_run(small_run, tmp_path, capsys)
     """Deals 3 and 11 marked as ended at the turn limit: the sampled deals still agree with the
     referee, but the run holds deals that did not end by a rule, so check exits 1 and names them."""
     path = _with_turn_limit(small_run, tmp_path / "limited.parquet", {3, 11})
-    status, out, err = call(["check", str(path), "--sample", "2", "--no-progress"], capsys)
+    status, out, _err = call(["check", str(path), "--sample", "2", "--no-progress"], capsys)
     assert "2 of 2 deals agreed" in out
     assert "TURN LIMIT: 2 deals of the run ended at the turn limit, not by a rule (deals 3, 11)" in out
     assert status == 1
