@@ -30,16 +30,16 @@ from tranca_sim.rules import get_preset
 PAIRINGS = (
     ("basic", "random"),
     ("basic", "basic"),
-    ("basic", "basic:black3_lock=0"),
+    ("basic", "basic:black3_lock=1"),
     ("basic:go_out=0", "basic"),
     ("random", "random"),
 )
 
 #: pairs of runs sharing a seed and side B, differing in side A
 CRN = (
-    (("basic", "basic"), ("basic:black3_lock=0", "basic")),
+    (("basic", "basic"), ("basic:black3_lock=1", "basic")),
     (("basic", "basic"), ("basic:go_out=0", "basic")),
-    (("basic", "random"), ("basic:black3_lock=0", "random")),
+    (("basic", "random"), ("basic:black3_lock=1", "random")),
     (("basic", "random"), ("random", "random")),
 )
 

@@ -98,7 +98,9 @@ PARAM_KINDS = ("real", "int", "switch")
 def _param_kind(p) -> str:
     kind = p[5] if len(p) >= 6 else "real"
     if kind not in PARAM_KINDS:
-        raise StrategyError(f"parameter {p[0]!r} declares kind {kind!r}; known kinds: {', '.join(PARAM_KINDS)}")
+        raise StrategyError(
+            f"parameter {p[0]!r} declares kind {kind!r}; known kinds: {', '.join(PARAM_KINDS)}"
+        )
     return kind
 
 

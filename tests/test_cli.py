@@ -278,15 +278,15 @@ def test_version(capsys):
 
 
 def test_sides_are_named_with_their_parameters_everywhere(tmp_path, capsys):
-    """basic against basic:black3_lock=0 must not read "A = basic; B = basic" anywhere."""
+    """basic against basic:black3_lock=1 must not read "A = basic; B = basic" anywhere."""
     out = tmp_path / "run.parquet"
     argv = ["simulate", "--deals", "40", "--out", str(out), "--no-progress", "--side-a", "basic"]
-    status, stdout, err = call([*argv, "--side-b", "basic:black3_lock=0"], capsys)
+    status, stdout, err = call([*argv, "--side-b", "basic:black3_lock=1"], capsys)
     assert status == 0, err
-    want = "strategies: A = basic; B = basic:black3_lock=0"
+    want = "strategies: A = basic; B = basic:black3_lock=1"
     rows = lambda text: [x.split()[:2] for x in text.splitlines() if x.startswith(("A  ", "B  "))]
     assert want in stdout.splitlines()
-    assert rows(stdout) == [["A", "basic"], ["B", "basic:black3_lock=0"]]
+    assert rows(stdout) == [["A", "basic"], ["B", "basic:black3_lock=1"]]
     status, again, err = call(["summarize", str(out)], capsys)
     assert status == 0, err
     assert want in again.splitlines() and rows(again) == rows(stdout)
@@ -296,8 +296,8 @@ def test_sides_are_named_with_their_parameters_everywhere(tmp_path, capsys):
     assert want in text.splitlines() and rows(text) == rows(stdout)
     status, replay, err = call(["replay", str(out), "--deal", "3"], capsys)
     assert status == 0, err
-    assert "A = basic (seats 0, 2) · B = basic:black3_lock=0 (seats 1, 3)" in replay.splitlines()[0]
-    assert "(B, basic:black3_lock=0)" in replay and "side B (basic:black3_lock=0)" in replay
+    assert "A = basic (seats 0, 2) · B = basic:black3_lock=1 (seats 1, 3)" in replay.splitlines()[0]
+    assert "(B, basic:black3_lock=1)" in replay and "side B (basic:black3_lock=1)" in replay
 
 
 # ---- outputs that are links or special files are never replaced, with or without --force ------

@@ -42,9 +42,9 @@ def files(tmp_path_factory):
     concatenated with itself, and the run with a same-seed run of the sides swapped appended."""
     d = tmp_path_factory.mktemp("files")
     run = d / "run.parquet"
-    run_simulation("tranca", 30, 4, "basic", "basic:black3_lock=0", run, progress=False, log_deals=2)
+    run_simulation("tranca", 30, 4, "basic", "basic:black3_lock=1", run, progress=False, log_deals=2)
     swapped = d / "swapped.parquet"
-    run_simulation("tranca", 30, 4, "basic:black3_lock=0", "basic", swapped, progress=False)
+    run_simulation("tranca", 30, 4, "basic:black3_lock=1", "basic", swapped, progress=False)
     meta = pq.read_schema(run).metadata
     table = pq.read_table(run)
     twice = d / "twice.parquet"
@@ -127,7 +127,7 @@ BAD = [
     ),
     (
         ["summarize", "MIXED"],
-        ["cannot summarise: side A holds rows of several strategies (basic, basic:black3_lock=0)"],
+        ["cannot summarise: side A holds rows of several strategies (basic, basic:black3_lock=1)"],
     ),
     # replay
     (["replay", "RUN", "--deal", "30"], ["--deal 30 is not a deal of", "its deals are 0 to 29"]),

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from strategies import strategy_params
 from tranca_sim import io, run
 from tranca_sim.cli import build_parser, main
 from tranca_sim.io import load_meta, write_run
@@ -167,7 +168,10 @@ META = {
     "preset": "tranca",
     "master_seed": 7,
     "deals": 12,
-    "strategies": [{"name": "basic", "params": [1, 0, 1, 1, 1, 1, 1]}, {"name": "random", "params": []}],
+    "strategies": [
+        {"name": "basic", "params": [p[1] for p in strategy_params("basic")]},
+        {"name": "random", "params": []},
+    ],
 }
 TURN_LIMIT = ("playing", "went_out", "stock_out", "turn_limit").index("turn_limit")
 

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from scipy import stats as st
 
+from strategies import strategy_params
 from tranca_sim.io import RunFileError
 from tranca_sim.lab.stats import RunningSummary, format_summary, summarize
 
@@ -156,9 +157,9 @@ def test_a_run_and_its_sides_swapped_are_refused():
     with pytest.raises(RunFileError, match=r"side A holds rows of several strategies \(basic, random\)"):
         summarize(pl.concat([frame(), swapped]))
     # the same with one strategy and its parameters: told apart by strategy_params
-    a = with_params(frame(), [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    a = with_params(frame(), DEFAULTS, with_value("black3_lock", 1.0))
     b = a.with_columns((1 - pl.col("side")).alias("side"))
-    with pytest.raises(RunFileError, match=r"\(basic, basic:black3_lock=0\)"):
+    with pytest.raises(RunFileError, match=r"\(basic, basic:black3_lock=1\)"):
         summarize(pl.concat([a, b]))
     # chunk by chunk, a second chunk of another pairing is refused too
     acc = RunningSummary()
@@ -175,6 +176,16 @@ def test_rows_of_several_presets_are_refused():
         summarize(pl.concat([frame().with_columns(pl.lit("tranca").alias("preset")), other]))
 
 
+DEFAULTS = [p[1] for p in strategy_params("basic")]
+
+
+def with_value(name, value, params=None):
+    """basic's default parameters with ``name`` set to ``value``."""
+    out = list(params or DEFAULTS)
+    out[[p[0] for p in strategy_params("basic")].index(name)] = value
+    return out
+
+
 def with_params(df, params_a, params_b):
     """``df`` as a run of ``basic`` (parameters ``params_a``) against ``basic`` (``params_b``)."""
     return df.with_columns(
@@ -187,16 +198,16 @@ def with_params(df, params_a, params_b):
 
 
 def test_sides_are_named_with_their_non_default_parameters():
-    """basic (all defaults: take_pile_min=1, wild_reserve=0, clean_patience=1, black3_lock=1,
-    safe_discard=1, go_out=1, wild_melds=1) against basic with black3_lock=0."""
-    df = with_params(frame(), [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    """basic (all defaults; black3_lock is off by default) against basic with black3_lock=1."""
+    df = with_params(frame(), DEFAULTS, with_value("black3_lock", 1.0))
     for data in (df, df.to_pandas()):
         s = summarize(data)
-        assert [x["strategy"] for x in s["sides"]] == ["basic", "basic:black3_lock=0"]
+        assert [x["strategy"] for x in s["sides"]] == ["basic", "basic:black3_lock=1"]
         lines = format_summary(s).splitlines()
-        assert "strategies: A = basic; B = basic:black3_lock=0" in lines
-        assert lines[2].split()[:2] == ["B", "basic:black3_lock=0"]  # the table's strategy column too
-    two = with_params(frame(), [3.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+        assert "strategies: A = basic; B = basic:black3_lock=1" in lines
+        assert lines[2].split()[:2] == ["B", "basic:black3_lock=1"]  # the table's strategy column too
+    three = with_value("go_out", 0.0, with_value("wild_reserve", 1.0, with_value("take_pile_min", 3.0)))
+    two = with_params(frame(), three, DEFAULTS)
     assert summarize(two)["sides"][0]["strategy"] == "basic:take_pile_min=3,wild_reserve=1,go_out=0"
 
 

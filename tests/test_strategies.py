@@ -67,20 +67,20 @@ def test_every_parameter_declares_a_kind_its_default_obeys():
         for p, default, _, lo, hi, kind in strategy_params(name):
             assert kind in PARAM_KINDS, (name, p)
             assert lo <= default <= hi, (name, p)
-            if kind != "number":
+            if kind != "real":
                 assert float(default).is_integer(), (name, p)
             if kind == "switch":
                 assert (lo, hi) == (0, 1) and default in (0, 1), (name, p)
     kinds = {p: k for p, _, _, _, _, k in strategy_params("basic")}
-    assert kinds["take_pile_min"] == "integer" and kinds["go_out"] == "switch"
+    assert kinds["take_pile_min"] == "int" and kinds["go_out"] == "switch" and kinds["pile_fit"] == "real"
 
 
 @pytest.mark.parametrize(
     "text, label",
     [
         ("basic", "basic"),
-        ("basic:black3_lock=0", "basic:black3_lock=0"),
-        ("basic:black3_lock=1", "basic"),  # a default given explicitly is not shown
+        ("basic:black3_lock=1", "basic:black3_lock=1"),
+        ("basic:black3_lock=0", "basic"),  # a default given explicitly is not shown
         ("basic:go_out=0,take_pile_min=3", "basic:take_pile_min=3,go_out=0"),  # in PARAMS order
         ("random", "random"),
     ],

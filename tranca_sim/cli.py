@@ -412,6 +412,7 @@ def _cmd_replay(a) -> None:
 
 def _cmd_check(a) -> None:
     from . import referee
+    from .check import check_run, log_turn_limits
 
     _readable_file(a.path)
     if str(a.path).endswith(".jsonl"):
@@ -420,10 +421,10 @@ def _cmd_check(a) -> None:
         except OSError as e:
             _fail(f"cannot read {str(a.path)!r}: {os.strerror(e.errno) if e.errno else e}")
         source = a.path
-        limited = _log_turn_limits(a.path)
+        limited = log_turn_limits(a.path)
         where = "of the log file"
     else:
-        verdicts, source, limited = _check_run(a.path, a.sample, not a.no_progress)
+        verdicts, source, limited = check_run(a.path, a.sample, not a.no_progress, warn=_warn)
         where = "of the run"
     agreed, total, bad = referee.summary(verdicts)
     if total == 0:
@@ -442,65 +443,6 @@ def _cmd_check(a) -> None:
         )
     if bad or limited:
         raise SystemExit(1)
-
-
-def _log_turn_limits(path) -> list:
-    """Deal indices (or line numbers) of the deals of a deal-log file that end at the turn limit;
-    lines that are not such logs are left to the referee's verdicts."""
-    import json
-
-    found = []
-    with contextlib.suppress(OSError, UnicodeDecodeError), open(path, encoding="utf-8-sig") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                log = json.loads(line)
-                end = [x for x in log["actions"] if isinstance(x, dict) and x.get("act") == "end"]
-            except (ValueError, TypeError, KeyError, AttributeError):
-                continue
-            if end and end[-1].get("reason") == "turn_limit":
-                found.append(log.get("deal_index", f"line {n}"))
-    return found
-
-
-def _check_run(path, sample: int, progress: bool):
-    """Referee ``sample`` deals of a run, drawn with the run's seed; also compare each
-    referee score with the run file's rows for that deal.  Returns the verdicts, a description
-    of the sample and the sorted indices of every deal of the run that ended at the turn limit."""
-    import numpy as np
-    from tqdm.auto import tqdm
-
-    from . import referee
-    from .io import load_meta, load_run
-    from .replay import regenerate
-
-    meta = load_meta(path)
-    deals = int(meta.get("deals", 0))
-    if sample > deals:
-        _warn(f"--sample {sample} is more than the run's {deals} deals; checking all {deals}")
-    k = min(sample, deals)
-    idx = sorted(
-        int(i) for i in np.random.default_rng(int(meta.get("master_seed", 0))).choice(deals, k, replace=False)
-    )
-    df = load_run(path, backend="pandas", columns=["deal_index", "side", "score", "end_reason"])
-    limited = sorted(int(i) for i in df.loc[df["end_reason"] == "turn_limit", "deal_index"].unique())
-    scores = df.set_index(["deal_index", "side"])["score"]
-    verdicts = []
-    # the referee checks some tens of deals a second: show the rate and the time left
-    for i in tqdm(idx, desc="refereeing", unit="deal", disable=not progress or k == 0, file=sys.stderr):
-        v = referee.check_log(regenerate(path, i))
-        in_file = [scores.get((i, 0)), scores.get((i, 1))]
-        replayed = [v.scores["A"]["score"], v.scores["B"]["score"]] if v.ok else None
-        if v.ok and in_file != replayed:
-            v = referee.Verdict(
-                False,
-                "run_file",
-                f"the run file says A {in_file[0]}, B {in_file[1]}; the replayed, refereed deal scores "
-                f"A {replayed[0]}, B {replayed[1]}",
-                deal_index=i,
-            )
-        verdicts.append(v)
-    what = f"all {k} deals of {path}" if k == deals else f"{k} deals sampled from {path}"
-    return verdicts, what, limited
 
 
 def _cmd_experiment(a) -> None:

@@ -72,7 +72,7 @@ def _hand(table, seat) -> list[str]:
 
 def strategy_label(text: str) -> str:
     """A strategy spec as people name it: the name and the parameters that differ from their
-    defaults (``"basic:take_pile_min=1,...,black3_lock=0,..."`` -> ``"basic:black3_lock=0"``);
+    defaults (``"basic:take_pile_min=1,...,black3_lock=1,..."`` -> ``"basic:black3_lock=1"``);
     a spec this version cannot resolve is shown as given."""
     from strategies import StrategyError, resolve
 

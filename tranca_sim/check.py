@@ -1,0 +1,96 @@
+"""Referee the deals of a run file or a deal-log file (``tranca-sim check``).
+
+:func:`check_run` replays a sample of a run's deals from their seed and index,
+referees each with :mod:`tranca_sim.referee` and compares the referee's
+scores with the run file's rows; both it and :func:`log_turn_limits` name the
+deals that ended at the engine's turn limit, which ``check`` counts as a
+failure (such a deal did not end by a rule).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+
+def log_turn_limits(path) -> list:
+    """Deal indices (or line numbers) of the deals of a deal-log file that end at the turn limit;
+    lines that are not such logs are left to the referee's verdicts."""
+    import json
+
+    found = []
+    with contextlib.suppress(OSError, UnicodeDecodeError), open(path, encoding="utf-8-sig") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                log = json.loads(line)
+                end = [x for x in log["actions"] if isinstance(x, dict) and x.get("act") == "end"]
+            except (ValueError, TypeError, KeyError, AttributeError):
+                continue
+            if end and end[-1].get("reason") == "turn_limit":
+                found.append(log.get("deal_index", f"line {n}"))
+    return found
+
+
+def check_run(path, sample: int, progress: bool = True, warn=None):
+    """Referee ``sample`` deals of a run, drawn with the run's seed, and compare each referee
+    score with the run file's rows for that deal.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A run file (verified by :func:`tranca_sim.io.verify_run` first).
+    sample : int
+        Deals to check; more than the run's deals checks every deal (``warn`` is told).
+    progress : bool
+        A tqdm bar on stderr with the rate and the time left (the referee checks some tens
+        of deals a second).
+    warn : callable, optional
+        Called with one sentence when ``sample`` is capped.
+
+    Returns
+    -------
+    tuple
+        The :class:`tranca_sim.referee.Verdict` of each deal checked, a description of the
+        sample, and the sorted indices of every deal of the run (not only the sample) whose
+        ``end_reason`` is ``turn_limit``.
+
+    Raises
+    ------
+    tranca_sim.io.RunFileError
+        For a missing, damaged or foreign run file.
+    """
+    import numpy as np
+    from tqdm.auto import tqdm
+
+    from . import referee
+    from .io import load_meta, load_run
+    from .replay import regenerate
+
+    meta = load_meta(path)
+    deals = int(meta.get("deals", 0))
+    if sample > deals and warn is not None:
+        warn(f"--sample {sample} is more than the run's {deals} deals; checking all {deals}")
+    k = min(sample, deals)
+    idx = sorted(
+        int(i) for i in np.random.default_rng(int(meta.get("master_seed", 0))).choice(deals, k, replace=False)
+    )
+    df = load_run(path, backend="pandas", columns=["deal_index", "side", "score", "end_reason"])
+    limited = sorted(int(i) for i in df.loc[df["end_reason"] == "turn_limit", "deal_index"].unique())
+    scores = df.set_index(["deal_index", "side"])["score"]
+    verdicts = []
+    # the referee checks some tens of deals a second: show the rate and the time left
+    for i in tqdm(idx, desc="refereeing", unit="deal", disable=not progress or k == 0, file=sys.stderr):
+        v = referee.check_log(regenerate(path, i))
+        in_file = [scores.get((i, 0)), scores.get((i, 1))]
+        replayed = [v.scores["A"]["score"], v.scores["B"]["score"]] if v.ok else None
+        if v.ok and in_file != replayed:
+            v = referee.Verdict(
+                False,
+                "run_file",
+                f"the run file says A {in_file[0]}, B {in_file[1]}; the replayed, refereed deal scores "
+                f"A {replayed[0]}, B {replayed[1]}",
+                deal_index=i,
+            )
+        verdicts.append(v)
+    what = f"all {k} deals of {path}" if k == deals else f"{k} deals sampled from {path}"
+    return verdicts, what, limited
