@@ -41,9 +41,21 @@ def test_compile_is_announced_only_when_compiling(tmp_path, capsys, monkeypatch,
     assert "simulating" in err  # the deals' bar
 
 
+def test_replay_and_check_say_when_they_compile(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "r.parquet"
+    run_simulation("tranca", 5, 1, "basic", "random", out, progress=False)
+    for cached in (False, True):
+        monkeypatch.setattr(run, "engine_cached", lambda name="_simulate_nb", c=cached: c)
+        for argv in (["replay", str(out), "--deal", "2"], ["check", str(out), "--sample", "2"]):
+            status, _, err = call(argv, capsys)
+            assert status == 0, err
+            assert ("compiling the deal player (once, about 30-90 s)" in err) is not cached
+
+
 def test_the_engine_is_cached_after_a_run(tmp_path):
     run_simulation("tranca", 5, 1, "basic", "random", tmp_path / "r.parquet", progress=False)
     assert run.engine_cached()  # the next start loads the kernels and says nothing
+    assert not run.engine_cached("no_such_kernel")  # any surprise answers "not cached"
 
 
 def test_deals_are_timed_without_the_compile(tmp_path, capsys, monkeypatch):

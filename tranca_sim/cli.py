@@ -233,6 +233,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _say_if_compiling() -> None:
+    """Before the first replayed deal: say so on stderr when the deal player is not compiled yet."""
+    from .run import engine_cached
+
+    if not engine_cached("_play_stacked_nb"):
+        print("compiling the deal player (once, about 30-90 s) ...", file=sys.stderr, flush=True)
+
+
 def _check_simulate_args(a) -> None:
     """Every option of ``simulate`` checked before the engine is loaded, each error naming its flag."""
     from strategies import resolve
@@ -390,6 +398,7 @@ def _cmd_replay(a) -> None:
 
     from .replay import format_deal, regenerate, table_html
 
+    _say_if_compiling()
     try:
         log = regenerate(a.path, a.deal)
     except _user_errors():
@@ -424,6 +433,11 @@ def _cmd_check(a) -> None:
         limited = log_turn_limits(a.path)
         where = "of the log file"
     else:
+        from .io import verify_run
+
+        verify_run(a.path)  # a damaged file is refused before anything is said
+        if not a.no_progress:
+            _say_if_compiling()
         verdicts, source, limited = check_run(a.path, a.sample, not a.no_progress, warn=_warn)
         where = "of the run"
     agreed, total, bad = referee.summary(verdicts)

@@ -431,14 +431,15 @@ def run_simulation(
     }
 
 
-def engine_cached() -> bool:
-    """Whether numba's disk cache holds the batch kernel for this machine, so a run loads it
-    instead of compiling (about 30-90 s).  Reads numba's cache index (not a public numba API):
-    any surprise there answers False."""
+def engine_cached(kernel_name: str = "_simulate_nb") -> bool:
+    """Whether numba's disk cache holds a kernel of :mod:`tranca_sim.engine.kernel` for this
+    machine (the batch kernel by default; ``"_play_stacked_nb"`` plays one logged deal for
+    replay and check), so it is loaded instead of compiled (about 30-90 s).  Reads numba's
+    cache index (not a public numba API): any surprise there answers False."""
     try:
         from .engine import kernel
 
-        disp = kernel._simulate_nb
+        disp = getattr(kernel, kernel_name)
         magic = disp.targetctx.codegen().magic_tuple()
         return any(key[1] == magic for key in disp._cache._cache_file._load_index())
     except Exception:  # noqa: BLE001 - a guess for a message, never a failure
