@@ -19,3 +19,13 @@ def test_every_rule_option_and_preset_is_in_the_rules_reference():
         assert f"`{f.name}`" in text, f.name
     for name in PRESETS:
         assert f"`{name}`" in text, name
+
+
+def test_accepted_values_in_the_rules_reference():
+    """docs/rules.md section 2 lists the ranges Rules.validate accepts (issue 6, item 5)."""
+    from tranca_sim.rules import _INT_RANGES
+
+    text = " ".join((ROOT / "docs" / "rules.md").read_text().split())
+    for key, lo, hi in _INT_RANGES:
+        assert f"`{key}` {lo}..{hi}" in text, key
+    assert "`stock_out` 0 only" in text
