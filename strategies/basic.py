@@ -7,7 +7,9 @@ naturals and a wild, puts a wild on a meld only to complete a canasta or to
 empty its hand (morto or going out) and on a clean canasta only when nothing
 else empties the hand, goes out as soon as it may, never
 discards a wild unless it holds nothing else, and discards its least useful
-card (singletons before pairs, low before high).  Every tip is **off** in the
+card (singletons before pairs, low before high).  With an open pile it takes a pile of
+two cards or more, and a one-card pile only when it can meld that card at once (no
+pointless swaps, so it never stalls a deal; E13, E14).  Every tip is **off** in the
 baseline; each tip parameter switches on exactly one tip of the seeds and
 leaves everything else as in the baseline.  ``TIPS`` below lists, for each
 tip, the setting that follows it and the baseline's setting (machine
@@ -117,6 +119,7 @@ from tranca_sim.engine.obs import (
     PUB_MORTO,
     PUB_N_MELDS,
     PUB_PILE_N,
+    PUB_PILE_TOP,
     PUB_RED3,
     PUB_SEAT,
     PUB_SIDE,
@@ -125,6 +128,7 @@ from tranca_sim.engine.obs import (
     act_type,
     act_x,
     act_y,
+    may_discard,
 )
 from tranca_sim.engine.state import (
     MH_GREW,
@@ -356,6 +360,26 @@ def pile_fit_share(obs):
 
 
 @njit(cache=True, _nrt=False)
+def _open_pile_useful(obs):
+    """An open pile of two cards or more is always worth taking; a one-card pile only when its
+    card can be melded this turn (onto a side set of its rank, or with two naturals from the hand)
+    while keeping two cards (E6).  Taking a one-card pile only to swap a card would make no
+    progress: two such players could pass cards round the table while the stock never shrinks."""
+    if obs.pub[PUB_PILE_N] >= 2:
+        return True
+    t = obs.pub[PUB_PILE_TOP]
+    if t < 0 or is_wild(t) or is_black3(t):
+        return False
+    r = t % 13 + 1
+    side = obs.pub[PUB_SIDE]
+    hn = obs.pub[PUB_HAND_N + obs.pub[PUB_SEAT]]
+    room = obs.pub[PUB_CAN_EMPTY] != 0
+    if (hn >= 2 or room) and _set_ranks(obs, side) & (1 << r):
+        return True
+    return (hn >= 4 or room) and n_naturals(obs.hand, r) >= 2
+
+
+@njit(cache=True, _nrt=False)
 def choose_draw(prm, obs, acts, n, rng):
     side = obs.pub[PUB_SIDE]
     wilds = _wilds(obs.hand)
@@ -371,8 +395,10 @@ def choose_draw(prm, obs, acts, n, rng):
             stock = i
             continue
         s = 0
-        if t == A_CAP_EXT or t == A_CAP_OPEN:
+        if t == A_CAP_EXT:
             s = 3
+        elif t == A_CAP_OPEN:
+            s = 3 if _open_pile_useful(obs) else 0
         elif t == A_CAP_NEW:
             s = 2 if act_y(acts[i]) == CAPNEW_2NAT else (1 if wild_ok else 0)
         if s > best_score:
@@ -509,7 +535,7 @@ def choose_discard(prm, obs, rng):
     best_keep = 1 << 30
     b3 = -1
     for k in range(N_KINDS):
-        if hand[k] <= 0:
+        if not may_discard(obs, k):
             continue
         if is_wild(k):
             keep = 1000

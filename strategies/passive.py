@@ -1,4 +1,5 @@
-"""``passive``: always draws from the stock, never melds, discards its lowest card kind.
+"""``passive``: always draws from the stock, never melds, discards its lowest card kind
+(that may be discarded, E13).
 
 A fixed, predictable player for rule tests and as a floor in experiments.
 No parameters.
@@ -7,7 +8,7 @@ No parameters.
 from numba import njit
 
 from tranca_sim.engine.cards import N_KINDS
-from tranca_sim.engine.obs import A_STOCK, act_type
+from tranca_sim.engine.obs import A_STOCK, act_type, may_discard
 
 NAME = "passive"
 DOC = "draws from the stock, never melds, discards its lowest card kind (for tests)"
@@ -30,6 +31,6 @@ def choose_meld(prm, obs, acts, n, rng):
 @njit(cache=True, _nrt=False)
 def choose_discard(prm, obs, rng):
     for k in range(N_KINDS):
-        if obs.hand[k] > 0:
+        if may_discard(obs, k):
             return k
     return -1

@@ -2,13 +2,14 @@
 
 Draw: uniform over stock and every legal way to take the pile.  Meld phase:
 at each step uniform over the legal meld actions and "stop".  Discard:
-uniform over the distinct kinds in hand.  Still obeys every rule (the
+uniform over the distinct kinds in hand that may be discarded (E13).  Still obeys every rule (the
 engine offers only legal actions).  No parameters.
 """
 
 from numba import njit
 
 from tranca_sim.engine.cards import N_KINDS
+from tranca_sim.engine.obs import may_discard
 from tranca_sim.engine.rng import randbelow
 
 NAME = "random"
@@ -28,14 +29,13 @@ def choose_meld(prm, obs, acts, n, rng):
 
 @njit(cache=True, _nrt=False)
 def choose_discard(prm, obs, rng):
-    hand = obs.hand
     distinct = 0
     for k in range(N_KINDS):
-        if hand[k] > 0:
+        if may_discard(obs, k):
             distinct += 1
     j = randbelow(rng, distinct)
     for k in range(N_KINDS):
-        if hand[k] > 0:
+        if may_discard(obs, k):
             if j == 0:
                 return k
             j -= 1

@@ -50,6 +50,7 @@ R_SEVERAL_PER_RANK = 26
 R_MORTOS_FACE_UP = 27
 R_MAX_TURNS = 28
 R_N_PARTNERS = 29
+R_REDISCARD = 30  # 1: the card taken from a one-card open pile may be discarded again that turn
 R_VALUES = 32  # R_VALUES + kind -> card value in points
 R_LEN = R_VALUES + N_KINDS + 1
 
@@ -107,6 +108,7 @@ class Rules:
     max_wilds: int = 2  # 000 Gameplay 7; VARIANTS decision 2
     min_naturals: int = 2  # 000 Gameplay 7; VARIANTS decision 2
     pile_closed: bool = True  # 000 Gameplay 3; VARIANTS decision 4
+    rediscard_one_card_pile: bool = False  # E13: the card taken from a one-card open pile stays that turn
     lock_by_wild: bool = True  # 000 Gameplay 4; VARIANTS decision 3
     lock_by_black3: bool = True  # 000 Gameplay 4/6; VARIANTS decision 3
     threes_special: bool = True  # 000 Gameplay 5/6; VARIANTS decisions 7, 8
@@ -217,6 +219,7 @@ class Rules:
         a[R_MAX_WILDS] = self.max_wilds
         a[R_MIN_NATURALS] = self.min_naturals
         a[R_PILE_CLOSED] = self.pile_closed
+        a[R_REDISCARD] = self.rediscard_one_card_pile
         a[R_LOCK_WILD] = self.lock_by_wild
         a[R_LOCK_BLACK3] = self.lock_by_black3
         a[R_THREES_SPECIAL] = self.threes_special

@@ -35,6 +35,7 @@ from .obs import (
     PUB_MELDED_NOW,
     PUB_MORTO,
     PUB_N_MELDS,
+    PUB_NO_DISCARD,
     PUB_PILE_N,
     PUB_PILE_TOP,
     PUB_RED3,
@@ -57,6 +58,7 @@ from .state import (
     SC_DECK_N,
     SC_ERRORS,
     SC_FIRST_SEAT,
+    SC_NO_DISCARD,
     SC_OUT_SEAT,
     SC_OVER,
     SC_PILE_N,
@@ -87,6 +89,7 @@ from .turn import (
     go_out,
     lay_red3s_at_end,
     legal_discard,
+    no_discard_kind,
     place_red3s,
     take_pile,
 )
@@ -166,6 +169,7 @@ def fill_pub(st, rp, seat, pub):
     pub[PUB_PILE_TOP] = st.pile[pn - 1] if pn > 0 else -1
     pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
     pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
+    pub[PUB_NO_DISCARD] = no_discard_kind(st, seat)
     for s in range(4):
         pub[PUB_HAND_N + s] = st.se[s, SE_HAND_N]
     for sd in range(2):
@@ -194,6 +198,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     """Play one turn of ``seat``: red 3s, draw, melds, discard (000 Gameplay 1-12)."""
     if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
         st.ss[seat & 1, SS_INDIRECT_SEAT] = -1  # the indirectly taken morto is now in play
+    st.sc[SC_NO_DISCARD] = 0
     log_event(st, EV_TURN, seat, 0, 0)
     place_red3s(st, rp, seat)
     _check(st, rp, pack, check)
@@ -249,9 +254,10 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
         return
     k = choose_discard(sid, prm, _obs(st, rp, seat, pub, hidden), rng)
     if not legal_discard(st, rp, seat, k):
+        # a strategy that names an illegal card is counted and overruled: the first legal kind
         st.sc[SC_ERRORS] += 1
         for kk in range(N_KINDS):
-            if st.hand[seat, kk] > 0:
+            if legal_discard(st, rp, seat, kk):
                 k = kk
                 break
     discard(st, rp, seat, k)

@@ -278,21 +278,30 @@ def list_meld_actions(st, rp, seat, acts):
 @njit(cache=True, _nrt=False)
 def list_draw_actions(st, rp, seat, acts):
     """Fill ``acts`` with the legal draws of ``seat``: the stock (while it has cards) and each
-    way to take the pile (000 Gameplay 2-4, decisions 3, 4); return their count."""
+    way to take the pile (000 Gameplay 2-4, decisions 3, 4, E10, E14); return their count.
+
+    An open pile is taken while the stock has cards (E14: with the stock empty the deal ends).
+    A closed pile is taken by melding its top card at once; a wild on top that does not lock
+    (``lock_by_wild`` off) is melded as a wild onto a side meld or with two naturals (E15)."""
     side = seat & 1
     n = 0
-    if st.sc[SC_STOCK_PTR] < st.sc[SC_DECK_N]:
+    stock = st.sc[SC_STOCK_PTR] < st.sc[SC_DECK_N]
+    if stock:
         acts[n] = act(A_STOCK, 0, 0)
         n += 1
     pn = st.sc[SC_PILE_N]
     if pn == 0 or locked(st, rp):
         return n
     if rp[R_PILE_CLOSED] == 0:
-        acts[n] = act(A_CAP_OPEN, 0, 0)
-        return n + 1
-    t = st.pile[pn - 1]
-    if is_wild(t) or (is_red3(t) and rp[R_THREES_SPECIAL] != 0):
+        if stock:
+            acts[n] = act(A_CAP_OPEN, 0, 0)
+            n += 1
         return n
+    t = st.pile[pn - 1]
+    if is_red3(t) and rp[R_THREES_SPECIAL] != 0:
+        return n
+    if is_wild(t):
+        return _wild_top_captures(st, rp, seat, acts, n)
     r = rank_of(t)
     if not set_rank_ok(rp, r):
         return n
@@ -321,6 +330,32 @@ def list_draw_actions(st, rp, seat, acts):
                 if jk > 0:
                     acts[n] = act(A_CAP_NEW, 0, CAPNEW_JOKER)
                     n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _wild_top_captures(st, rp, seat, acts, n):
+    """Ways to take a closed pile with an unlocked wild on top (E15): the wild onto one of the
+    side's sets below the wild limit, or a new set of that wild and two naturals of one rank
+    from the hand (000 Gameplay 3, 7; decisions 2, 4).  Appends to ``acts[n:]``; returns the
+    new count."""
+    side = seat & 1
+    maxw = rp[R_MAX_WILDS]
+    if maxw < 1:
+        return n
+    hand = st.hand[seat]
+    pn = st.sc[SC_PILE_N]
+    after = st.se[seat, SE_HAND_N] + pn - 1
+    for m in range(st.ss[side, SS_N_MELDS]):
+        if st.mh[side, m, MH_TYPE] == MT_SET and st.mh[side, m, MH_WILD] < maxw:
+            if _keep_ok(after, _empty_ok_after_ext(st, rp, side, m, False)):
+                acts[n] = act(A_CAP_EXT, m, 0)
+                n += 1
+    if rp[R_MIN_NATURALS] <= 2 and _keep_ok(after - 2, can_empty(st, rp, side)):
+        for r in range(1, 14):
+            if set_rank_ok(rp, r) and n_naturals(hand, r) >= 2 and _new_set_allowed(st, rp, side, r):
+                acts[n] = act(A_CAP_NEW, r, CAPNEW_2NAT)
+                n += 1
     return n
 
 
@@ -425,10 +460,12 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
 
 @njit(cache=True, _nrt=False)
 def meld_top_card(st, rp, seat, a_type, y, x, t):
-    """Meld the taken pile's top card ``t`` (kind) as the capture action requires."""
+    """Meld the taken pile's top card ``t`` (kind) as the capture action requires; a wild top
+    card (E15) is melded as a wild, in a new meld of rank ``x``."""
     side = seat & 1
     st.se[seat, SE_MELDED_NOW] = 1
-    r = rank_of(t)
+    wild = is_wild(t)
+    r = x if wild else rank_of(t)
     if a_type == A_CAP_EXT:
         m = x
         log_event(st, EV_EXTEND, seat, m, t)
@@ -439,7 +476,12 @@ def meld_top_card(st, rp, seat, a_type, y, x, t):
     st.mc[side, m, t] += 1
     st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
     st.mh[side, m, MH_N] += 1
-    st.mh[side, m, MH_NAT] += 1
+    if wild:
+        st.mh[side, m, MH_WILD] += 1
+        if t == JOKER:
+            st.mh[side, m, MH_JOKERS] += 1
+    else:
+        st.mh[side, m, MH_NAT] += 1
     if a_type == A_CAP_NEW:
         log_event(st, EV_CARD, seat, take_natural(st, seat, side, m, r), m)
         if y == CAPNEW_2NAT:

@@ -18,6 +18,8 @@ are views: a strategy must not write to them.
 
 Actions are ``int32`` codes ``(type << 16) | (x << 8) | y`` built by
 :func:`act`; the engine lists only legal ones and the strategy picks an index.
+The discard is a card kind: any kind for which :func:`may_discard` is True (the
+engine replaces any other answer by the first legal kind and counts an error).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ PUB_CANASTAS = 16  # + side: canastas (clean or dirty)
 PUB_CLEAN = 18  # + side: clean canastas
 PUB_N_MELDS = 20  # + side
 PUB_MELDED_NOW = 22  # 1 if the player has melded this turn
+PUB_NO_DISCARD = 23  # kind the player may not discard this turn (E13: just taken from a one-card pile), -1
 PUB_LEN = 24
 
 # ---- action types -------------------------------------------------------------
@@ -51,7 +54,8 @@ A_NEW = 1  # new meld: x = rank, y = NEW_* variant
 A_EXT = 2  # extend own side's meld: x = meld row, y = C_* card class
 A_BLACK3 = 3  # lay the pure black-3 set and go out (000 Gameplay 6)
 A_CAP_EXT = 4  # take the pile, top card onto meld row x
-A_CAP_NEW = 5  # take the pile, top card in a new meld: y = CAPNEW_* variant
+A_CAP_NEW = 5  # take the pile, top card in a new meld: y = CAPNEW_* variant; x = the meld's rank
+#               when the top card is a wild (lock_by_wild off), 0 = the top card's own rank
 A_STOCK = 6  # draw from the stock
 A_CAP_OPEN = 7  # take an open pile (no meld needed; Buraco aberto)
 
@@ -63,9 +67,18 @@ C_NAT = 0  # a natural of the meld's rank
 C_TWO = 1  # a 2 as wild
 C_JOKER = 2
 
-CAPNEW_2NAT = 0  # top card + two naturals from the hand
+CAPNEW_2NAT = 0  # top card + two naturals from the hand (of rank x when the top card is a wild)
 CAPNEW_TWO = 1  # top card + one natural + a 2
 CAPNEW_JOKER = 2  # top card + one natural + a joker
+
+
+@njit(cache=True, inline="always")
+def may_discard(obs, k):
+    """May the player discard a card of kind ``k`` now?  It must be in the hand and not be the
+    card just taken from a one-card pile (E13, ``pub[PUB_NO_DISCARD]``).  The engine enforces the
+    same rule (:func:`tranca_sim.engine.turn.legal_discard`); a strategy's ``choose_discard`` must
+    return a kind for which this is True."""
+    return 0 <= k < obs.hand.shape[0] and obs.hand[k] > 0 and k != obs.pub[PUB_NO_DISCARD]
 
 
 @njit(cache=True, inline="always")

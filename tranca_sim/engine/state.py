@@ -54,6 +54,7 @@ SC_ERRORS = 9  # invariant violations found (check mode)
 SC_MELD_FULL = 10  # new melds refused because a side had MAXM rows
 SC_LOG_ON = 12  # 1 while the action log records, 2 if it overflowed
 SC_LOG_N = 13  # ints used in ``log``
+SC_NO_DISCARD = 14  # 1 + kind of the card taken from a one-card open pile this turn (E13), 0 if none
 SC_LEN = 16
 
 # ---- action log: records of LOG_W ints (code, turn, seat, a, b) -----------

@@ -21,6 +21,7 @@ from ..rules import (
     R_MIN_NATURALS,
     R_MORTO_PENALTY,
     R_RED3_VALUE,
+    R_REDISCARD,
     R_THREES_SPECIAL,
     R_VALUES,
 )
@@ -39,7 +40,7 @@ from ..schema import (
 )
 from .cards import N_KINDS
 from .melds import can_empty, is_black3, is_wild, locked, meld_top_card
-from .obs import A_CAP_EXT, A_CAP_NEW
+from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_OPEN
 from .state import (
     END_WENT_OUT,
     EV_DISCARD,
@@ -58,6 +59,7 @@ from .state import (
     MT_BLACK3,
     SC_DECK_N,
     SC_EM_CIMA,
+    SC_NO_DISCARD,
     SC_OUT_SEAT,
     SC_OVER,
     SC_PILE_N,
@@ -123,11 +125,14 @@ def place_red3s(st, rp, seat):
 @njit(cache=True, _nrt=False)
 def take_pile(st, rp, seat, a_type, x, y):
     """Take the whole discard pile; in a closed pile the top card is melded at once
-    (000 Gameplay 3, decision 4, E10)."""
+    (000 Gameplay 3, decision 4, E10).  The card of a one-card open pile may not be discarded
+    again in the same turn unless ``rediscard_one_card_pile`` (E13)."""
     side = seat & 1
     pn = st.sc[SC_PILE_N]
     rest = pn
     log_event(st, EV_TAKE_PILE, seat, st.pile[pn - 1], pn)
+    if a_type == A_CAP_OPEN and pn == 1 and rp[R_REDISCARD] == 0:
+        st.sc[SC_NO_DISCARD] = st.pile[0] + 1
     if a_type == A_CAP_EXT or a_type == A_CAP_NEW:
         t = st.pile[pn - 1]
         meld_top_card(st, rp, seat, a_type, y, x, t)
@@ -191,12 +196,25 @@ def after_meld(st, rp, seat):
 
 
 @njit(cache=True, _nrt=False)
+def no_discard_kind(st, seat):
+    """The kind ``seat`` may not discard this turn, or -1: the card just taken from a one-card
+    open pile (E13), unless the hand holds nothing else (then the ban yields)."""
+    b = st.sc[SC_NO_DISCARD] - 1
+    if b < 0 or st.hand[seat, b] >= st.se[seat, SE_HAND_N]:
+        return -1
+    return b
+
+
+@njit(cache=True, _nrt=False)
 def legal_discard(st, rp, seat, k):
     """May ``seat`` discard a card of kind ``k``?  Any card in hand, unless it is the last
-    one and the player may not empty the hand (E6).  Red 3s are never in hand."""
+    one and the player may not empty the hand (E6), or it is the card just taken from a
+    one-card open pile (E13, :func:`no_discard_kind`).  Red 3s are never in hand."""
     if k < 0 or k >= N_KINDS or st.hand[seat, k] <= 0:
         return False
     if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, seat & 1):
+        return False
+    if k == no_discard_kind(st, seat):
         return False
     return True
 

@@ -164,6 +164,7 @@ class _Replay(_Table):
         self.capture = None
         self.pending_empty = None
         self.black3_committed = False
+        self.no_discard = None
         side = self.seat % 2
         if self.void_seat[side] == self.seat:
             self.void_seat[side] = None  # the indirectly taken morto is now in play
@@ -232,11 +233,17 @@ class _Replay(_Table):
                 "locked_pile",
                 f"pile is locked by {lock} ({top} on top) and cannot be taken (000 Gameplay 4, VARIANTS 3)",
             )
-        if self.r.pile_closed and (_wild(top) or (self.r.threes_special and (_red3(top) or _black3(top)))):
+        if self.r.pile_closed and self.r.threes_special and (_red3(top) or _black3(top)):
             raise _Foul(
                 "closed_pile",
                 f"{top} on top cannot start or extend a meld, so the closed pile cannot be taken "
                 "(000 Gameplay 3, VARIANTS 4, E10)",
+            )
+        if not self.r.pile_closed and not self.stock:
+            raise _Foul(
+                "open_pile",
+                "the stock is empty: with an open pile the deal ends, the pile is not taken "
+                "(004 How to play, VARIANTS 14, E14)",
             )
         before = Counter(self.hands[seat])
         self.hands[seat].update(self.pile)
@@ -244,6 +251,8 @@ class _Replay(_Table):
         self.phase = "play"
         if self.r.pile_closed:
             self.capture = (top, before)
+        elif n == 1 and not self.r.rediscard_one_card_pile:
+            self.no_discard = top  # E13: not discarded again this turn
 
     def _capture_meld_check(self, a: dict) -> None:
         """The action right after take_pile melds the top card (000 Gameplay 3, VARIANTS 4, E10)."""
@@ -411,6 +420,12 @@ class _Replay(_Table):
         if self.phase == "discarded":
             raise _Foul("sequence", "a second discard: one discard ends the turn (000 Gameplay 1)")
         c = a["card"]
+        if c == self.no_discard and any(x != c for x in self.hands[seat]):
+            raise _Foul(
+                "open_pile",
+                f"{c} was just taken from a one-card pile: it may not be discarded again this turn while the "
+                "hand holds another card (E13; switch rediscard_one_card_pile)",
+            )
         self.take_from_hand(seat, [c])
         if self.n_hand(seat) == 0:
             if self.morto_state[side] != "waiting" and not self.can_go_out(side):

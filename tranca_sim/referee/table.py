@@ -64,6 +64,7 @@ class _Table:
         self.capture: tuple[str, Counter] | None = None  # (top card, hand before the capture)
         self.pending_empty: str | None = None  # "meld" | "discard": hand emptied, morto or go_out next
         self.black3_committed = False
+        self.no_discard: str | None = None  # E13: the card taken from a one-card open pile this turn
         self.end_reason: str | None = None
         self.out_seat: int | None = None
         self.em_cima = False
@@ -135,13 +136,15 @@ class _Table:
         if not self.pile or self.locked_by():
             return False
         if not self.r.pile_closed:
-            return True
+            return bool(self.stock)  # E14: with the stock empty an open pile ends the deal
         t = self.pile[-1]
-        if _wild(t) or (self.r.threes_special and (_red3(t) or _black3(t))):
+        if self.r.threes_special and (_red3(t) or _black3(t)):
             return False
         side = seat % 2
         hand = self.hands[seat]
         after = self.n_hand(seat) + len(self.pile) - 1  # hand after the capture, before the meld
+        if _wild(t):
+            return self._wild_capture_possible(seat, t, after)
         r = _rank(t)
         for m in self.melds[side]:
             if m.kind == "set" and m.rank == r:
@@ -165,6 +168,38 @@ class _Table:
         if nats:
             cands += [[t, nats[0], w] for w in wilds]
         return any(_meld_check(c, self.r, False)[0].legal for c in cands)
+
+    def _empty_ok_with(self, side: int, melds: list[list[str]]) -> bool:
+        """Could the side empty a hand if its melds were ``melds`` (VARIANTS 10, E6)?"""
+        if self.morto_state[side] == "waiting":
+            return True
+        cs = self.r.canasta_size
+        return any(
+            len(m) >= cs and (not self.r.go_out_needs_clean or not any(_wild(c) for c in m)) for m in melds
+        )
+
+    def _wild_capture_possible(self, seat: int, t: str, after: int) -> bool:
+        """A wild on top that does not lock (``lock_by_wild`` off) is taken by melding it as a wild
+        onto a side set below the wild limit, or with two naturals of one rank from the hand
+        (000 Gameplay 3, 7; VARIANTS 2, 4; E15)."""
+        side = seat % 2
+        sets = [m for m in self.melds[side] if m.kind == "set"]
+        for m in sets:
+            if not _meld_check(m.cards + [t], self.r, False)[0].legal:
+                continue
+            melds = [x.cards + [t] if x is m else x.cards for x in self.melds[side]]
+            if after >= 2 or self._empty_ok_with(side, melds):
+                return True
+        if after - 2 < 2 and not self.can_empty(side):
+            return False
+        by_rank = Counter(_rank(c) for c in self.hands[seat].elements() if not _wild(c))
+        for r, k in by_rank.items():
+            if k < 2 or (not self.r.several_melds_per_rank and any(m.rank == r for m in sets)):
+                continue
+            nats = [c for c in self.hands[seat].elements() if not _wild(c) and _rank(c) == r][:2]
+            if _meld_check([t] + nats, self.r, False)[0].legal:
+                return True
+        return False
 
     def accounting(self) -> None:
         """Every card of the pack in exactly one place (hands, waiting mortos, stock, pile,
