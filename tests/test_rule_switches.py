@@ -1,0 +1,164 @@
+"""Every rule option matters, and no rule set ends a deal at the turn limit.
+
+For every played preset, every field of :class:`~tranca_sim.rules.Rules` is either
+
+- flipped (booleans) or moved to another legal value (numbers, the card-value table) on its
+  own, played by ``random`` vs ``random`` and ``basic`` vs ``basic`` on the same deals as the
+  preset (common random numbers), and shown to change the outcome of some deal; or
+- named by :func:`dead` with the reason it cannot change play under that preset, and shown to
+  change nothing (so the reason is checked, not just stated); or
+- named in :data:`NOT_PLAYABLE` (not a rule, or refused by ``Rules.validate`` in this version).
+
+Every boolean switch is also flipped on top of the open pile (``pile_closed=False``), where
+E13 and E14 (docs/rules.md section 5) keep deals finite.  In all these runs no deal may end at
+the turn limit (issue 6: ``--rule pile_closed=false`` with ``basic`` ran 129 of 2000 deals, seed
+3, into it before E13/E14).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tranca_sim.engine import simulate_chunk
+from tranca_sim.engine.state import END_REASONS
+from tranca_sim.rules import PRESETS, Rules
+
+SEED = 3
+DEALS_SWITCH = 2000  # boolean switches: thousands of deals each (turn-limit proof)
+DEALS_VALUE = 400  # numbers and tables: enough to see a changed outcome
+STRATEGIES = ("random", "basic")
+TURN_LIMIT = END_REASONS.index("turn_limit")
+
+#: fields that are not rule options of a played preset: never flipped
+NOT_PLAYABLE = {
+    "name": "the preset's name, not a rule",
+    "description": "free text, not a rule",
+    "max_turns": "engine safety net (E12), not a rule",
+    "match_target": "kept with the rules for the planned match simulation; a run plays independent deals",
+    "n_seats": "only 4 seats are accepted by Rules.validate in this version (2p/3p planned)",
+    "partnerships": "only partnerships are accepted by Rules.validate in this version (solo planned)",
+    "meld_sets": "the played presets need same-rank melds (runs are refused: planned)",
+    "meld_runs": "refused by Rules.validate in this version (planned)",
+    "stock_out": "stock_out=1 is refused by Rules.validate in this version (planned)",
+    "first_player_redraw": "refused by Rules.validate in this version (planned)",
+}
+
+#: numbers and tables: another legal value (keyed by the preset's value when it matters)
+MOVES = {
+    "hand_size": 9,
+    "morto_size": 9,
+    "n_jokers": 0,
+    "max_wilds": {2: 1, 1: 2},
+    "min_naturals": 3,
+    "canasta_size": 6,
+    "clean_bonus": 300,
+    "dirty_bonus": 150,
+    "going_out_bonus": 150,
+    "em_cima_bonus": 300,
+    "morto_penalty": 0,
+    "red3_value": 200,
+    "card_values": "004",
+}
+
+#: options whose rule applies about once in 20,000 deals: where the first deals show no change,
+#: this window of the same seed is played too.  Em cima (going out without having melded in an
+#: earlier turn, E7) is 2 of 40,000 basic deals and 0 of 40,000 random ones; deal 32015 of seed 3
+#: is one under every played preset, with the closed and the open pile.
+RARE = {"em_cima": (32000, 100), "em_cima_bonus": (32000, 100)}
+
+_FACE_UP = (
+    "only changes what a strategy sees (Obs.morto, tests/test_rules_pile.py); neither random nor "
+    "basic reads the mortos"
+)
+
+
+def dead(rules: Rules, option: str) -> str | None:
+    """Why flipping ``option`` cannot change play under ``rules`` (None: it must)."""
+    if option == "mortos_face_up":
+        return _FACE_UP
+    if rules.pile_closed and option == "rediscard_one_card_pile":
+        return "a closed pile's top card is melded at once, so no card taken from it can be thrown back (E13)"
+    if rules.pile_closed and rules.threes_special and option == "lock_by_black3":
+        return (
+            "a black 3 can never be melded (000 Gameplay 6), so a closed pile with a black 3 on top "
+            "cannot be taken whether or not it locks (docs/rules.md 3.7)"
+        )
+    return None
+
+
+_FIELDS = list(dataclasses.fields(Rules))
+BOOLEANS = [f.name for f in _FIELDS if f.type == "bool" and f.name not in NOT_PLAYABLE]
+
+
+def _changed(rules: Rules, option: str):
+    v = getattr(rules, option)
+    if isinstance(v, bool):
+        return not v
+    m = MOVES[option]
+    return m[v] if isinstance(m, dict) else m
+
+
+_cache: dict = {}
+
+
+def outcome(rules: Rules, strategy: str, deals: int, start: int = 0) -> dict[str, np.ndarray]:
+    key = (rules, strategy, deals, start)
+    if key not in _cache:
+        cols = simulate_chunk(rules, strategy, SEED, start, deals)
+        _cache[key] = {k: cols[k] for k in ("score", "n_turns", "end_reason", "went_out", "invariant_errors")}
+    return _cache[key]
+
+
+def _differs(a, b) -> bool:
+    return any(not np.array_equal(a[k], b[k]) for k in ("score", "n_turns", "end_reason"))
+
+
+def _cases():
+    for pname in PRESETS:
+        for option in BOOLEANS:
+            yield pytest.param(pname, option, False, DEALS_SWITCH, id=f"{pname}-{option}")
+            if option != "pile_closed":
+                yield pytest.param(pname, option, True, DEALS_SWITCH, id=f"{pname}-open-{option}")
+        for option in MOVES:
+            yield pytest.param(pname, option, False, DEALS_VALUE, id=f"{pname}-{option}")
+
+
+def test_every_field_is_covered():
+    """No field of Rules is left out: each is flipped, moved, or named with a reason."""
+    names = {f.name for f in _FIELDS}
+    assert names == set(BOOLEANS) | set(MOVES) | set(NOT_PLAYABLE)
+    assert not set(BOOLEANS) & set(MOVES)
+
+
+@pytest.mark.parametrize("preset, option, open_pile, deals", list(_cases()))
+def test_option_changes_play_and_every_deal_ends(preset, option, open_pile, deals):
+    base = PRESETS[preset].replace(pile_closed=False) if open_pile else PRESETS[preset]
+    flipped = base.replace(**{option: _changed(base, option)})
+    reason = dead(base, option)
+    differs = []
+    for strategy in STRATEGIES:
+        a, b = outcome(base, strategy, deals), outcome(flipped, strategy, deals)
+        for name, cols in (("preset", a), (f"{option} changed", b)):
+            limit = np.flatnonzero(cols["end_reason"][::2] == TURN_LIMIT)
+            assert limit.size == 0, f"{strategy}, {name}: deals {limit.tolist()} ended at the turn limit"
+            assert int(cols["invariant_errors"].sum()) == 0
+        differs.append(_differs(a, b))
+    if option in RARE and not any(differs):
+        start, n = RARE[option]
+        differs = [_differs(outcome(base, st, n, start), outcome(flipped, st, n, start)) for st in STRATEGIES]
+    if reason is None:
+        assert any(differs), f"{option}={_changed(base, option)!r} changed no outcome in {deals} deals"
+    else:
+        assert not any(differs), f"{option} changed play although: {reason}; update dead()"
+
+
+def test_reproducer_of_issue_6_ends():
+    """The issue's run: basic vs basic, seed 3, 2000 deals, pile_closed=false: 129 deals ran to the
+    turn limit before E13/E14; now none does, and some deals are still won by going out."""
+    cols = outcome(PRESETS["tranca"].replace(pile_closed=False), "basic", DEALS_SWITCH)
+    ends = cols["end_reason"][::2]
+    assert int((ends == TURN_LIMIT).sum()) == 0
+    assert int((ends == END_REASONS.index("went_out")).sum()) > 1000
