@@ -7,7 +7,7 @@ and three numba functions::
 
     choose_draw(prm, obs, acts, n, rng) -> int     # index into acts[:n] (stock or a way to take the pile)
     choose_meld(prm, obs, acts, n, rng) -> int     # index into acts[:n], or -1 to stop melding
-    choose_discard(prm, obs, rng) -> int           # a card kind in obs.hand
+    choose_discard(prm, obs, rng) -> int           # a card kind k with obs.may_discard(obs, k)
 
 ``prm`` is the seat's ``float64[N_PARAMS]`` parameter row, ``obs`` an
 :data:`tranca_sim.engine.obs.Obs` (only what the player may see), ``rng`` the
