@@ -22,7 +22,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tranca_sim.engine import simulate_chunk
+from tranca_sim.engine import play_position, simulate_chunk
+from tranca_sim.engine.positions import make_position
 from tranca_sim.engine.state import END_REASONS
 from tranca_sim.rules import PRESETS, Rules
 
@@ -63,11 +64,28 @@ MOVES = {
     "card_values": "004",
 }
 
-#: options whose rule applies about once in 20,000 deals: where the first deals show no change,
-#: this window of the same seed is played too.  Em cima (going out without having melded in an
-#: earlier turn, E7) is 2 of 40,000 basic deals and 0 of 40,000 random ones; deal 32015 of seed 3
-#: is one under every played preset, with the closed and the open pile.
-RARE = {"em_cima": (32000, 100), "em_cima_bonus": (32000, 100)}
+#: options whose rule applies about once in 20,000 deals of basic (none of random): em cima,
+#: going out having melded nothing in an earlier turn (E7).  Where the runs show no change, a
+#: hand-made position shows it instead: side A has a clean canasta of kings and its morto; seat 0
+#: (basic) holds 5C 5D 5H, draws 9S, melds the fives, discards 9S and goes out em cima, never
+#: having melded before.  Going-out bonus: em_cima_bonus 200 (preset), 100 with em_cima off,
+#: 300 with em_cima_bonus=300 (000 Scoring: Going out bonus; VARIANTS 11).
+RARE = {"em_cima": 100, "em_cima_bonus": 300}
+
+
+def em_cima_bonus(rules: Rules) -> int:
+    st = make_position(
+        rules,
+        hands={0: "5C 5D 5H", 1: "7D", 2: "4C", 3: "8D"},
+        melds={0: ["KC KD KH KS KC KD KH"]},
+        stock="9S",
+        mortos={1: "6S"},
+        taken_mortos={0: 2},
+    )
+    cols = play_position(rules, st, strategies=("basic", "basic"))
+    assert int(cols["went_out"][0]) == 1
+    return int(cols["going_out_bonus"][0])
+
 
 _FACE_UP = (
     "only changes what a strategy sees (Obs.morto, tests/test_rules_pile.py); neither random nor "
@@ -147,8 +165,8 @@ def test_option_changes_play_and_every_deal_ends(preset, option, open_pile, deal
             assert int(cols["invariant_errors"].sum()) == 0
         differs.append(_differs(a, b))
     if option in RARE and not any(differs):
-        start, n = RARE[option]
-        differs = [_differs(outcome(base, st, n, start), outcome(flipped, st, n, start)) for st in STRATEGIES]
+        assert (em_cima_bonus(base), em_cima_bonus(flipped)) == (200, RARE[option])
+        differs = [True]
     if reason is None:
         assert any(differs), f"{option}={_changed(base, option)!r} changed no outcome in {deals} deals"
     else:
