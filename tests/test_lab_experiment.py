@@ -255,3 +255,21 @@ def test_committed_experiments_cover_the_tips():
     morto = load_spec(root / "morto-timing.toml")
     param, grid = basic.MORTO_SWEEP
     assert morto["sweep"] == {"strategy": "basic", "param": param, "grid": [float(g) for g in grid]}
+
+
+def test_largest_differences_points_at_the_deals_to_replay(handicaps):
+    from tranca_sim.lab.tables import largest_differences
+
+    _, exp = handicaps
+    top = largest_differences(exp, "never goes out early", k=3)
+    pu = paired_units(exp, "never goes out early")
+    assert abs(top["difference"][0]) == np.abs(pu.units).max()
+    assert list(np.abs(top["difference"])) == sorted(np.abs(top["difference"]), reverse=True)
+    i = int(top["deal_index"][0])
+    ab = load_run(top["run_ab"][0]).filter(pl.col("deal_index") == i).sort("side")["score"].to_list()
+    ba = load_run(top["run_ba"][0]).filter(pl.col("deal_index") == i).sort("side")["score"].to_list()
+    # variant on side A in ab and on side B in ba
+    assert top["diff_ab"][0] == ab[0] - ab[1] and top["diff_ba"][0] == ba[1] - ba[0]
+    assert top["difference"][0] == (top["diff_ab"][0] + top["diff_ba"][0]) / 2
+    with pytest.raises(KeyError, match="no variant"):
+        largest_differences(exp, "nope")

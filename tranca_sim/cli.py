@@ -477,9 +477,11 @@ def _cmd_experiment(a) -> None:
     stopped = spec["stopped_by"]
     n_hw = sum(1 for s in stopped.values() if s == "half-width")
     if spec["stopping"]["sequential"]:
+        n_budget = len(stopped) - n_hw
         print(
             f"stopping: {n_hw} of {len(stopped)} variants reached the half-width target "
-            f"{spec['stopping']['half_width']:g} pts/deal; the others spent the budget"
+            f"+-{spec['stopping']['half_width']:g} pts/deal"
+            + (f"; {n_budget} spent the budget of {spec['budget']} deals first" if n_budget else "")
         )
     rep = res["report"]
     if isinstance(rep, str):

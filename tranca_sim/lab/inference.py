@@ -222,7 +222,7 @@ def match_win_prob(
     b_units,
     target: int,
     level: float = 0.95,
-    n_matches: int = 20_000,
+    n_matches: int = 100_000,
     n_boot: int = 200,
     boot_matches: int = 1000,
     seed: int = 0,

@@ -283,6 +283,47 @@ def deal_table(exp, backend: str = "polars", columns: list[str] | None = None):
     return out.to_pandas() if backend == "pandas" else out
 
 
+def largest_differences(exp, label: str, k: int = 5, backend: str = "polars"):
+    """The units (decks or deals) where the variant ``label`` differs most from the baseline.
+
+    To explain a result before publishing it: replay these deals with
+    ``tranca-sim replay RUN --deal I`` (``run_ab``/``run_ba`` or ``run`` name the files).
+
+    Returns
+    -------
+    DataFrame
+        ``k`` rows, largest ``|difference|`` first: ``deal_index``, ``difference``
+        (the unit's estimate, points per deal), ``diff_ab`` and ``diff_ba`` (the
+        deck's two differences, duplicate design), and the run paths.
+
+    Raises
+    ------
+    KeyError
+        For a label that is not a variant of the experiment.
+    """
+    import numpy as np
+    import polars as pl
+
+    labels = [v["label"] for v in exp.spec["variants"]]
+    if label not in labels:
+        raise KeyError(f"no variant {label!r}; variants: {', '.join(labels)}")
+    runs = _runs_of(exp, label)
+    pu = paired_units(exp, label)
+    order = np.argsort(-np.abs(pu.units), kind="stable")[:k]
+    idx = _load(next(iter(runs.values())).path)["deal_index"].to_numpy()[0::2]
+    cols = {"deal_index": idx[order], "difference": pu.units[order]}
+    if pu.unit == "deck":
+        d_ab = pu.match_a[:, 0] - pu.match_b[:, 0]
+        d_ba = pu.match_a[:, 1] - pu.match_b[:, 1]
+        cols.update(diff_ab=d_ab[order], diff_ba=d_ba[order])
+        cols.update(run_ab=[str(runs["ab"].path)] * len(order), run_ba=[str(runs["ba"].path)] * len(order))
+    else:
+        base = _runs_of(exp, "baseline")["baseline"].path
+        cols.update(run=[str(runs["variant"].path)] * len(order), run_baseline=[str(base)] * len(order))
+    df = pl.DataFrame(cols)
+    return df.to_pandas() if backend == "pandas" else df
+
+
 def format_table(df, spec: dict) -> str:
     """The comparison table as aligned text (the CLI's and README's tip table)."""
     rows = [
@@ -335,4 +376,11 @@ def _p(p: float) -> str:
     return "<1e-4" if p < 1e-4 else f"{p:.4f}"
 
 
-__all__ = ["comparison_table", "deal_table", "format_table", "paired_units", "sweep_table"]
+__all__ = [
+    "comparison_table",
+    "deal_table",
+    "format_table",
+    "largest_differences",
+    "paired_units",
+    "sweep_table",
+]
