@@ -220,6 +220,30 @@ def test_summarize_flags_turn_limit_deals(tmp_path, capsys):
     assert status == 0 and "turn limit" not in out + err
 
 
+def test_simulate_flags_turn_limit_deals(tmp_path, capsys):
+    """max_turns=10 (the lowest allowed) ends every deal of basic vs basic at the limit."""
+    out = tmp_path / "short.parquet"
+    argv = [
+        "simulate",
+        "--deals",
+        "4",
+        "--side-b",
+        "basic",
+        "--rule",
+        "max_turns=10",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
+    status, text, err = call(argv, capsys)
+    assert status == 0, err
+    assert (
+        "tranca-sim: warning:" in err
+        and "4 deals ended at the turn limit, not by a rule (deals 0, 1, 2, 3)" in err
+    )
+    assert "WARNING: 4 deals ended at the turn limit" in text
+
+
 def _with_turn_limit(src, dst, deals):
     """Copy of run file ``src`` whose rows of ``deals`` say end_reason turn_limit (scores kept)."""
     t = pq.read_table(src)

@@ -149,6 +149,14 @@ def test_a_run_concatenated_with_itself_is_refused(kind):
     acc = RunningSummary()  # the chunked path checks each chunk the same way
     with pytest.raises(RunFileError, match="several rows"):
         acc.update(df)
+    acc = RunningSummary()  # ... and a chunk given twice
+    acc.update(frame())
+    with pytest.raises(RunFileError, match="deals 0..3 of seed 1 overlap deals 0..3 of an earlier chunk"):
+        acc.update(frame())
+    acc = RunningSummary()  # another seed's deals 0..3 are other deals
+    acc.update(frame())
+    acc.update(frame().with_columns(pl.lit(2, pl.Int64).alias("master_seed")))
+    assert acc.result()["n_deals"] == 8
 
 
 def test_a_run_and_its_sides_swapped_are_refused():

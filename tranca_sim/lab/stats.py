@@ -269,6 +269,7 @@ class RunningSummary:
         self._diff = _Moments()
         self._ties = 0
         self._presets: set = set()
+        self._ranges: dict = {}  # master seed -> [(first, last) deal index of each earlier call]
         self._turn_limit: int | None = None
         self._turn_limit_deals: list = []
 
@@ -279,7 +280,10 @@ class RunningSummary:
         ``n_turns``; uses ``master_seed`` (to pair deals of several runs),
         ``preset``, ``strategy`` and ``strategy_params`` (to name the sides and
         refuse rows of several pairings) and ``end_reason`` (to count
-        turn-limit deals) when present.  Deals are paired within one call only.
+        turn-limit deals) when present.  Deals are paired within one call only,
+        so a call must hold whole deals; the deals of one seed in one call must
+        not fall in the range of deal indices of that seed in an earlier call
+        (a chunk given twice is refused, as a repeated row is within a call).
 
         Raises
         ------
@@ -331,6 +335,7 @@ class RunningSummary:
             if len(seed) and np.any(seed != seed[0]):
                 key = np.unique(np.column_stack([seed, deal]), axis=0, return_inverse=True)[1].ravel()
         ia, ib = _pair_index(key, side, deal, seed)
+        self._check_new_deals(deal, seed)
         if "end_reason" in names:
             rows = np.flatnonzero(_turn_limit_rows(cols))
             keys, first = np.unique(key[rows], return_index=True)  # a deal's rows share its end
@@ -347,6 +352,26 @@ class RunningSummary:
             self._outs[s] += int(out[m].sum())
         self._diff.add(score[ia] - score[ib])
         self._ties += int((~won[ia] & ~won[ib]).sum())
+
+    def _check_new_deals(self, deal: np.ndarray, seed: np.ndarray | None) -> None:
+        """Refuse deals whose index range overlaps that of an earlier call for the same seed."""
+        if not len(deal):
+            return
+        seeds = np.zeros(len(deal), np.int64) if seed is None else seed
+        found = []
+        for s in np.unique(seeds):
+            d = deal[seeds == s]
+            lo, hi = int(d.min()), int(d.max())
+            for a, b in self._ranges.get(int(s), []):
+                if lo <= b and a <= hi:
+                    where = f"deals {lo}..{hi}" + (f" of seed {int(s)}" if seed is not None else "")
+                    raise _refuse(
+                        f"cannot summarise: {where} overlap deals {a}..{b} of an earlier chunk; each "
+                        "deal must come in one chunk, once"
+                    )
+            found.append((int(s), lo, hi))
+        for s, lo, hi in found:
+            self._ranges.setdefault(s, []).append((lo, hi))
 
     def result(self) -> dict:
         """The summary; see :func:`summarize` for its keys."""
