@@ -224,7 +224,7 @@ def test_fixed_opponent_design(tmp_path):
 
 def test_cli_experiment_quick_look(tmp_path, capsys):
     p = write(tmp_path, HANDICAPS)
-    out = tmp_path / "rep"
+    out = tmp_path / "new" / "rep"  # missing parents are created
     assert main(["experiment", str(p), "--out", str(out), "--deals", "200", "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "deals/s" in text and "random" in text and "Student t interval" in text
@@ -235,6 +235,11 @@ def test_cli_experiment_quick_look(tmp_path, capsys):
     assert e.value.code == 2
     assert main(["experiment", str(p), "--out", str(out), "--deals", "400", "--no-progress", "--force"]) == 0
     assert json.loads((out / "experiment.json").read_text())["budget"] == 400
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SystemExit) as e:
+        main(["experiment", str(p), "--out", str(tmp_path / "file"), "--no-progress"])
+    assert e.value.code == 2
+    assert "exists and is not a directory" in capsys.readouterr().err
 
 
 def test_committed_experiments_cover_the_tips():

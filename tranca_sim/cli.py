@@ -466,6 +466,7 @@ def _cmd_experiment(a) -> None:
     res = run_experiment(
         a.path, a.out, deals=a.deals, force=a.force, threads=a.threads, progress=not a.no_progress
     )
+    a.written = res["dir"]  # an interrupt from here on (report, table) does not remove the output
     spec = res["spec"]
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     print(
@@ -573,6 +574,10 @@ def main(argv=None) -> int:
 
 def _stopped(what: str, state: dict) -> str:
     args = state["args"]
+    if args is not None and args.command == "experiment":
+        if getattr(args, "written", None):
+            return f"{what} after writing {args.written}"
+        return f"{what}; {args.out} was not written (an existing one is left as it was)"
     if args is None or args.command != "simulate":
         return what
     written = getattr(args, "written", None)

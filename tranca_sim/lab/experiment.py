@@ -173,8 +173,10 @@ def _check_out_dir(out: Path, force: bool) -> None:
         if any(out.iterdir()) and not force:
             raise ExperimentError(f"output directory {str(out)!r} is not empty; use --force to replace it")
     parent = out.parent
+    while not parent.exists() and parent != parent.parent:  # missing parents are created later
+        parent = parent.parent
     if not parent.is_dir():
-        raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} does not exist")
+        raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} is not writable")
 
@@ -227,7 +229,8 @@ def run_experiment(
         Experiment file (:mod:`tranca_sim.lab.spec`).
     out_dir : str or os.PathLike
         Output directory (LAB-CONTRACT.md): ``experiment.toml`` (a copy),
-        ``experiment.json``, ``runs/*.parquet`` and the report.
+        ``experiment.json``, ``runs/*.parquet`` and the report; missing
+        parent directories are created.
     deals : int, optional
         Cap on the deals per variant (a quick look).
     force : bool
@@ -264,11 +267,11 @@ def run_experiment(
     src = Path(path)
     spec = load_spec(src, deals_cap=deals)
     out = Path(out_dir)
-    _check_out_dir(out, force)
     import numba
 
     if threads is not None and not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise RunOptionError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    _check_out_dir(out, force)
     n_threads = threads if threads is not None else numba.get_num_threads()
 
     from strategies import resolve
@@ -305,7 +308,9 @@ def run_experiment(
     numba.set_num_threads(n_threads)
     played = 0
     try:
-        (tmp / "runs").mkdir(parents=True)
+        with _io.writing(out):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            (tmp / "runs").mkdir(parents=True)
         for p in plans:
             specs = (resolve(p.side_a), resolve(p.side_b))
             meta = _run_meta(p, specs, spec, n_threads)
