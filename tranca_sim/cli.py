@@ -460,13 +460,20 @@ def _cmd_check(a) -> None:
 
 
 def _cmd_experiment(a) -> None:
-    from .lab.experiment import load_experiment, run_experiment
+    from .lab.experiment import load_experiment, run_experiment, write_report_if_available
     from .lab.tables import comparison_table, format_table
 
     res = run_experiment(
-        a.path, a.out, deals=a.deals, force=a.force, threads=a.threads, progress=not a.no_progress
+        a.path,
+        a.out,
+        deals=a.deals,
+        force=a.force,
+        threads=a.threads,
+        progress=not a.no_progress,
+        report=False,
     )
     a.written = res["dir"]  # an interrupt from here on (report, table) does not remove the output
+    res["report"] = write_report_if_available(res["dir"])
     spec = res["spec"]
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     print(

@@ -396,7 +396,7 @@ def run_experiment(
         "report": None,
     }
     if report:
-        result["report"] = _write_report(out)
+        result["report"] = write_report_if_available(out)
     return result
 
 
@@ -437,8 +437,12 @@ def _result_spec(spec, src, plans, variants, writers, seconds, played, n_threads
     return out
 
 
-def _write_report(out: Path):
-    """Call h6's ``lab.reports.write_report(out)`` if that module exists; else say why not."""
+def write_report_if_available(out) -> object:
+    """Write the report of the experiment in ``out`` with ``tranca_sim.lab.reports.write_report``.
+
+    Returns that function's result, or a one-line note (str) when the reports
+    module is not part of this installation.
+    """
     import importlib
     import importlib.util
 
@@ -455,4 +459,5 @@ __all__ = [
     "SpecError",
     "load_experiment",
     "run_experiment",
+    "write_report_if_available",
 ]
