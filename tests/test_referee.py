@@ -890,6 +890,14 @@ SWITCHES = {
     "plain_threes": {"threes_special": False, "black3_on_going_out": False, "lock_by_black3": False},
     "one_per_rank": {"several_melds_per_rank": False, "em_cima": False, "morto_penalty": 0},
     "three_naturals_one_wild": {"min_naturals": 3, "max_wilds": 1, "hand_size": 9, "morto_size": 9},
+    "open_pile": {"pile_closed": False},  # E13, E14
+    "open_pile_no_lock_rediscard": {
+        "pile_closed": False,
+        "lock_by_wild": False,
+        "lock_by_black3": False,
+        "rediscard_one_card_pile": True,
+    },
+    "wild_does_not_lock": {"lock_by_wild": False, "max_wilds": 1},  # E15
 }
 
 
