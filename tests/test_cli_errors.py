@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -57,6 +58,7 @@ def files(tmp_path_factory):
     garbage = d / "garbage.parquet"
     garbage.write_bytes(b"PAR1 not parquet at all")
     return {
+        "TIPS": Path(__file__).resolve().parents[1] / "experiments" / "tranca-tips.toml",
         "RUN": run,
         "LOG": d / "run.log.jsonl",
         "TWICE": twice,
@@ -152,6 +154,23 @@ BAD = [
     (["check", "GARBAGE"], ["not a readable Parquet file"]),
     (["check", "DIR/missing.jsonl"], ["cannot read", "missing.jsonl"]),
     (["check", "DIR"], ["is a directory"]),
+    # experiment
+    (
+        ["experiment", "TIPS", "--out", "OUT", "--threads", "100000"],
+        ["--threads must be between 1 and", "got 100000"],
+    ),
+    (["experiment", "TIPS", "--out", "OUT", "--deals", "0"], ["--deals must be at least 1, got 0"]),
+    (
+        ["experiment", "TIPS", "--out", "DIR"],
+        ["--out: output directory", "is not empty; use --force to replace it"],
+    ),
+    (
+        ["experiment", "TIPS", "--out", "RUN"],
+        ["--out: output path", "run.parquet' exists and is not a directory"],
+    ),
+    (["experiment", "TIPS", "--out", "RUN/out"], ["--out: cannot write", "run.parquet' is not a directory"]),
+    (["experiment", "DIR/nosuch.toml", "--out", "OUT"], ["nosuch.toml", "cannot read the experiment file"]),
+    (["experiment", "TIPS"], ["the following arguments are required: --out"]),
     # no command, unknown command
     ([], ["the following arguments are required: COMMAND"]),
     (["simulat"], ["invalid choice: 'simulat'"]),
@@ -161,6 +180,12 @@ if sys.platform.startswith("linux"):
         (
             ["simulate", "--no-progress", "--out", "/proc/x.parquet"],
             ["--out: cannot write '/proc/x.parquet': no file can be created in the directory '/proc'"],
+        )
+    )
+    BAD.append(
+        (
+            ["experiment", "TIPS", "--out", "/proc/o"],
+            ["--out: cannot write '/proc/o': no directory can be created in '/proc'"],
         )
     )
 

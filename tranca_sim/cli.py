@@ -241,6 +241,16 @@ def _say_if_compiling() -> None:
         print("compiling the deal player (once, about 30-90 s) ...", file=sys.stderr, flush=True)
 
 
+def _check_threads(threads: int | None) -> None:
+    """``--threads`` against the threads numba may use on this machine (checked before any work)."""
+    if threads is not None:
+        from numba import config
+
+        most = config.NUMBA_NUM_THREADS
+        if threads > most:
+            _fail(f"--threads must be between 1 and {most} (the threads numba may use here), got {threads}")
+
+
 def _check_simulate_args(a) -> None:
     """Every option of ``simulate`` checked before the engine is loaded, each error naming its flag."""
     from strategies import resolve
@@ -263,12 +273,7 @@ def _check_simulate_args(a) -> None:
     for flag, text in (("--side-a", a.side_a), ("--side-b", a.side_b)):
         with _flag(flag):
             resolve(text)
-    if a.threads is not None:
-        from numba import config
-
-        most = config.NUMBA_NUM_THREADS
-        if a.threads > most:
-            _fail(f"--threads must be between 1 and {most} (the threads numba may use here), got {a.threads}")
+    _check_threads(a.threads)
     with _flag("--out"):
         check_output_path(a.out, a.force)
     with _flag("--log-deals"):
@@ -460,8 +465,14 @@ def _cmd_check(a) -> None:
 
 
 def _cmd_experiment(a) -> None:
-    from .lab.experiment import load_experiment, run_experiment, write_report_if_available
+    from pathlib import Path
+
+    from .lab.experiment import check_out_dir, load_experiment, run_experiment, write_report_if_available
     from .lab.tables import comparison_table, format_table
+
+    _check_threads(a.threads)
+    with _flag("--out"):
+        check_out_dir(Path(a.out), a.force)
 
     res = run_experiment(
         a.path,

@@ -164,7 +164,17 @@ def _run_meta(plan: RunPlan, specs, spec: dict, threads: int) -> dict:
     }
 
 
-def _check_out_dir(out: Path, force: bool) -> None:
+def check_out_dir(out: Path, force: bool) -> None:
+    """Check before any deal is played that the experiment can write its output directory ``out``.
+
+    Raises
+    ------
+    ExperimentError
+        If ``out`` is a symbolic link or not a directory, is a non-empty directory without
+        ``force``, or its nearest existing ancestor (missing parents are created later) is
+        not a directory or accepts no new directory (tested by creating and removing a
+        probe directory).
+    """
     if out.is_symlink():
         raise ExperimentError(f"output directory {str(out)!r} is a symbolic link; give its real path")
     if out.exists():
@@ -177,8 +187,15 @@ def _check_out_dir(out: Path, force: bool) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} is not writable")
+    probe = parent / f".probe-tranca-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        os.mkdir(probe)
+        os.rmdir(probe)
+    except OSError as e:
+        why = os.strerror(e.errno) if e.errno else str(e)
+        raise ExperimentError(
+            f"cannot write {str(out)!r}: no directory can be created in {str(parent)!r} ({why})"
+        ) from None
 
 
 def _swap_into_place(tmp: Path, out: Path) -> None:
@@ -271,7 +288,7 @@ def run_experiment(
 
     if threads is not None and not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise RunOptionError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
-    _check_out_dir(out, force)
+    check_out_dir(out, force)
     n_threads = threads if threads is not None else numba.get_num_threads()
 
     from strategies import resolve
