@@ -528,10 +528,10 @@ def _cmd_strategies(a) -> None:
         print("    parameters (default; allowed values):")
         for p, default, pdoc, lo, hi, kind in strategy_params(name):
             if kind == "switch":
-                allowed = "0 (off) or 1 (on)"
+                allowed = "switch: 0 off, 1 on"
             else:
                 allowed = (
-                    f"{'whole number' if kind == 'integer' else 'number'} {_fmt_num(lo)} to {_fmt_num(hi)}"
+                    f"{'whole number' if kind == 'int' else 'number'} {_fmt_num(lo)} to {_fmt_num(hi)}"
                 )
             print(f"      {p}={_fmt_num(default)}  ({allowed}) {pdoc}")
 
