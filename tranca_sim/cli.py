@@ -530,9 +530,7 @@ def _cmd_strategies(a) -> None:
             if kind == "switch":
                 allowed = "switch: 0 off, 1 on"
             else:
-                allowed = (
-                    f"{'whole number' if kind == 'int' else 'number'} {_fmt_num(lo)} to {_fmt_num(hi)}"
-                )
+                allowed = f"{'whole number' if kind == 'int' else 'number'} {_fmt_num(lo)} to {_fmt_num(hi)}"
             print(f"      {p}={_fmt_num(default)}  ({allowed}) {pdoc}")
 
 
