@@ -159,3 +159,11 @@ def test_cli_missing_file_and_existing_output(tmp_path, capsys):
     assert e.value.code == 2
     assert "is not empty; use --force" in capsys.readouterr().err
     assert (out / "keep.txt").exists()
+
+
+def test_short_strategy_drops_defaults():
+    from tranca_sim.lab.tables import short_strategy
+
+    assert short_strategy("basic:go_out=0,morto_stock=108") == "basic:go_out=0"  # 108 is the default
+    assert short_strategy("basic") == "basic" and short_strategy("random") == "random"
+    assert short_strategy("no-such") == "no-such"

@@ -2,6 +2,10 @@
 repeated looks (for stopping in batches), Holm and Benjamini-Hochberg adjustment of many
 tips, the paired sign test of deal wins, and match-win probabilities by resampling deals.
 
+The confidence sequence is written out here (a few lines, formulas and sources in
+:func:`cs_half_width`) because the authors' ``confseq`` package does not build on this
+project's machines (its C++ extension needs Boost).
+
 Per-run summaries (means, shares, the paired A - B difference of one run) are in
 :mod:`tranca_sim.lab.stats`; the designs that turn run files into per-unit differences are in
 :mod:`tranca_sim.lab.designs`.

@@ -324,6 +324,24 @@ def largest_differences(exp, label: str, k: int = 5, backend: str = "polars"):
     return df.to_pandas() if backend == "pandas" else df
 
 
+def short_strategy(text: str) -> str:
+    """A strategy text with the parameters at their defaults left out (``basic:go_out=0``);
+    the text itself if it does not resolve."""
+    from strategies import StrategyError, resolve
+
+    try:
+        spec = resolve(text)
+        default = resolve(spec.name)
+    except StrategyError:
+        return text
+    changed = [
+        f"{n}={spec.params[i]:g}"
+        for i, n in enumerate(spec.param_names)
+        if spec.params[i] != default.params[i]
+    ]
+    return spec.name + (":" + ",".join(changed) if changed else "")
+
+
 def format_table(df, spec: dict) -> str:
     """The comparison table as aligned text (the CLI's and README's tip table)."""
     rows = [
@@ -359,7 +377,8 @@ def format_table(df, spec: dict) -> str:
     ]
     unit = "deck (both deals, sides swapped)" if spec["design"] == "duplicate" else "deal"
     lines.append(
-        f"design {spec['design']}, unit {unit}; baseline {spec['baseline']}; interval: {_interval_name(spec)}; "
+        f"design {spec['design']}, unit {unit}; baseline {short_strategy(spec['baseline'])}; "
+        f"interval: {_interval_name(spec)}; "
         "* = Holm-adjusted p <= alpha; var/unpaired, var/plain: variance of the design's estimate over "
         "that of unpaired deals and (duplicate) of plain pairing at equal deals"
     )
@@ -382,5 +401,6 @@ __all__ = [
     "format_table",
     "largest_differences",
     "paired_units",
+    "short_strategy",
     "sweep_table",
 ]
