@@ -1,4 +1,4 @@
-"""Command line: ``tranca-sim simulate | summarize | replay | check | experiment | presets | strategies``.
+"""Command line: ``tranca-sim simulate | summarize | replay | check | experiment | report | presets | strategies``.
 
 Every user error (unknown preset, strategy or rule option, bad number, an
 existing, special or unwritable output, an unreadable input) ends with one
@@ -227,6 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--force", action="store_true", help="replace a non-empty output directory")
     e.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rp = sub.add_parser(
+        "report",
+        help="write report.md and the charts of an experiment directory from its Parquet files",
+    )
+    rp.add_argument("run_dir", metavar="RUN_DIR", help="a directory written by 'tranca-sim experiment'")
 
     sub.add_parser("presets", help="list the rule presets")
     sub.add_parser("strategies", help="list the strategies and their parameters")
@@ -507,6 +512,17 @@ def _cmd_experiment(a) -> None:
         print(rep)
 
 
+def _cmd_report(a) -> None:
+    from .lab.reports import ReportError, write_report
+
+    try:
+        written = write_report(a.run_dir)
+    except ReportError as e:
+        _fail(str(e))
+    charts = sum(1 for p in written if p.suffix == ".png")
+    print(f"wrote {written[-1]} and {charts} charts (PNG and SVG) in {a.run_dir}")
+
+
 def _cmd_presets(a) -> None:
     from .rules import PLANNED_PRESETS, PRESETS
 
@@ -613,6 +629,7 @@ def _main(argv, state: dict) -> int:
         "replay": _cmd_replay,
         "check": _cmd_check,
         "experiment": _cmd_experiment,
+        "report": _cmd_report,
         "presets": _cmd_presets,
         "strategies": _cmd_strategies,
     }[args.command]

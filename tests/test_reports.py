@@ -1,0 +1,188 @@
+"""Reports and charts of an experiment (tranca_sim.lab.reports, tranca_sim.lab.charts)."""
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import lab_synthetic as L
+import numpy as np
+import polars as pl
+import pytest
+from matplotlib.image import imread
+
+from tranca_sim.cli import main
+from tranca_sim.lab import charts, reports
+
+CHARTS = ["tip_effects", "score_distribution", "sweep", "morto_turn", "deal_endings", "red3"]
+
+
+def _valid_png(path):
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    img = imread(path)
+    assert img.ndim == 3 and img.shape[0] > 200 and img.shape[1] > 600
+    # not blank: many distinct colours
+    assert len(np.unique(img.reshape(-1, img.shape[2])[::50], axis=0)) > 20
+
+
+def _valid_svg(path):
+    root = ET.parse(path).getroot()
+    assert root.tag.endswith("svg")
+
+
+@pytest.fixture(scope="module")
+def synthetic_report(tmp_path_factory):
+    d = tmp_path_factory.mktemp("syn")
+    data = L.report_data(d, with_sweep=True)
+    written = reports.write_report(d, data)
+    return d, data, written
+
+
+def test_report_writes_every_chart_and_references_it(synthetic_report):
+    d, _, written = synthetic_report
+    assert {p.name for p in written} == {f"{c}.{e}" for c in CHARTS for e in ("png", "svg")} | {"report.md"}
+    md = (d / "report.md").read_text()
+    for c in CHARTS:
+        _valid_png(d / f"{c}.png")
+        _valid_svg(d / f"{c}.svg")
+        assert f"]({c}.png)" in md and f"({c}.svg)" in md
+    assert not list(d.glob(".tmp-*")), "no temporary file left"
+
+
+def test_report_md_states_question_design_and_tip_table(synthetic_report):
+    d, data, _ = synthetic_report
+    md = (d / "report.md").read_text()
+    for part in ("## Question", "## Design", "## Tip table", "## Regenerate", "tranca-sim report"):
+        assert part in md
+    assert "Holm" in md and "Benjamini-Hochberg" in md and "duplicate deals" in md
+    assert "0.60-0.68" in md  # var_ratio_design of the synthetic table: 0.60 .. 0.68
+    assert "stopped by: budget" in md and "confidence sequence (test)" in md
+    rows = [r for r in md.splitlines() if r.startswith("| ") and "[" in r and "pp" in r]
+    assert len(rows) == data.comparison.height
+    # sorted by effect, largest gain first: +12 (safe_discard=0) ... -40 (wild_reserve=1)
+    assert rows[0].startswith("| safe_discard=0 | +12.0 | [+3.0, +21.0]")
+    assert rows[-1].startswith("| wild_reserve=1 | -40.0 |") and "| yes |" in rows[-1]
+
+
+def test_regenerating_gives_the_same_bytes(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    reports.write_report(a, L.report_data(a, with_sweep=True))
+    reports.write_report(b, L.report_data(b, with_sweep=True))
+    reports.write_report(b, L.report_data(b, with_sweep=True))
+    for f in sorted(p.name for p in a.iterdir()):
+        if f == "report.md":  # names its own directory in the regenerate commands
+            assert (a / f).read_text().replace(str(a), "D") == (b / f).read_text().replace(str(b), "D")
+        else:
+            assert (a / f).read_bytes() == (b / f).read_bytes(), f
+
+
+def test_footnote_has_preset_design_deals_seed_version(synthetic_report):
+    _, data, _ = synthetic_report
+    note = reports.footnote(data)
+    for part in ("preset tranca", "design duplicate", "200 decks (400 deals) per variant", "seed 7", "0.1.0"):
+        assert part in note
+
+
+def test_no_sweep_no_sweep_chart(tmp_path):
+    written = reports.write_report(tmp_path, L.report_data(tmp_path, with_sweep=False))
+    assert "sweep.png" not in {p.name for p in written}
+    assert "sweep.png" not in (tmp_path / "report.md").read_text()
+
+
+def test_charts_leave_pyplot_alone(tmp_path):
+    """A report leaves no figure in pyplot's global state."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys, lab_synthetic as L; from tranca_sim.lab import reports; "
+        f"reports.write_report({str(tmp_path)!r}, L.report_data({str(tmp_path)!r})); "
+        # matplotlib itself may import pyplot (boxplot reads every rcParam), but no figure is
+        # left in pyplot's figure manager
+        "plt = sys.modules.get('matplotlib.pyplot'); assert plt is None or plt.get_fignums() == []"
+    )
+    here = Path(__file__).parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(here.parent), str(here)]), "MPLBACKEND": ""}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    assert (tmp_path / "report.md").exists()
+
+
+# ---- tables -----------------------------------------------------------------------------
+def test_morto_turn_table_bins_and_never_taken(synthetic_report):
+    _, data, _ = synthetic_report
+    t = reports.morto_turn_table(data)
+    d = reports._series(data)
+    # every side-deal in exactly one bin of its label
+    assert t["n"].sum() == d.height
+    never = t.filter(pl.col("bin") == "never taken")
+    for lab, n in never.select("label", "n").rows():
+        assert n == d.filter((pl.col("label") == lab) & (pl.col("morto_turn") < 0)).height
+    # 6 strategies > MAX_SERIES: the variants are pooled beside the baseline
+    assert set(t["label"]) == {"basic (baseline)", reports.POOLED}
+    # a bin's mean is the plain mean of its deals
+    r = t.filter(pl.col("bin_order") == 0).row(0, named=True)
+    sel = d.filter(
+        (pl.col("label") == r["label"]) & pl.col("morto_turn").is_between(r["turn_lo"], r["turn_hi"])
+    )
+    assert r["mean_score"] == pytest.approx(sel["score"].mean())
+    assert r["lo"] < r["mean_score"] < r["hi"]
+
+
+def test_end_reason_and_red3_tables(synthetic_report):
+    _, data, _ = synthetic_report
+    e = reports.end_reason_table(data)
+    sums = e.group_by("label").agg(pl.col("share").sum())["share"].to_list()
+    assert sums == pytest.approx([1.0] * len(sums))
+    assert set(e["end"]) <= set(charts.END_LABELS)
+    r = reports.red3_table(data, backend="pandas")
+    assert set(r.columns) >= {"label", "has_canasta", "red3_count", "n", "mean_score", "lo", "hi"}
+    # synthetic scores: +100 per red 3 with a canasta, -100 without
+    base = r[r.label == "basic (baseline)"]
+    with_c = base[base.has_canasta].set_index("red3_count").mean_score
+    without = base[~base.has_canasta].set_index("red3_count").mean_score
+    assert with_c[4] > with_c[0] and without[4] < without[0]
+
+
+def test_score_table_order_and_quantiles(synthetic_report):
+    _, data, _ = synthetic_report
+    s = reports.score_table(data)
+    assert s["label"].to_list()[0] == "basic (baseline)"
+    assert s["label"].to_list()[1:] == data.comparison.sort("mean", descending=True)["variant"].to_list()
+    assert (s["p5"] < s["median"]).all() and (s["median"] < s["p95"]).all()
+    with pytest.raises(ValueError, match="backend"):
+        reports.score_table(data, backend="numpy")
+
+
+# ---- the command ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        ("missing", "does not exist"),
+        ("file", "is not a directory"),
+        ("empty", "holds no experiment.json"),
+        ("badjson", "cannot read"),
+        ("norun", "holds no run files"),
+    ],
+)
+def test_cli_report_bad_dir(tmp_path, capsys, setup, message):
+    d = tmp_path / "exp"
+    if setup == "file":
+        d.write_text("x")
+    elif setup != "missing":
+        d.mkdir()
+        if setup == "badjson":
+            (d / "experiment.json").write_text("{not json")
+            (d / "runs").mkdir()
+            (d / "runs" / "a.parquet").write_bytes(b"PAR1")
+        elif setup == "norun":
+            (d / "experiment.json").write_text(json.dumps(L.spec()))
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(d)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"tranca-sim: error: [^\n]+\n", err) and message in err
+    if d.is_dir():
+        assert not (d / "report.md").exists()

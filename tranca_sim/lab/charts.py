@@ -1,0 +1,412 @@
+"""Charts of an experiment (matplotlib, Agg backend, one :class:`~matplotlib.figure.Figure` each).
+
+Every function takes the tables of :mod:`tranca_sim.lab.reports` (polars
+DataFrames) and a :class:`ChartInfo` (the footnote and the baseline's label)
+and returns a new ``Figure``; nothing touches pyplot's global state, so the
+functions are safe in scripts, notebooks and tests.  :func:`save_figure`
+writes a figure as PNG and SVG, atomically and byte-for-byte reproducibly.
+
+All score axes are in **points per deal** (the score of one side in one deal,
+``score`` of docs/schema.md); differences are variant minus baseline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import polars as pl
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # drawn with Agg; no pyplot, no display
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+#: resolution of the PNG files (modest: the reports are committed)
+PNG_DPI = 110
+#: width of every chart in inches
+WIDTH = 8.0
+_FOOT_IN = 0.3  # inches kept free at the bottom for the footnote
+_SIG = "#c0392b"  # Holm-significant
+_NOT = "#5d6d7e"  # not significant
+_SERIES = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+
+END_LABELS = {
+    "side_went_out": "this side went out (bater)",
+    "other_went_out": "the other side went out",
+    "stock_out": "stock ran out",
+    "turn_limit": "turn limit reached",
+}
+END_COLORS = {
+    "side_went_out": "#2e86c1",
+    "other_went_out": "#aed6f1",
+    "stock_out": "#f5b041",
+    "turn_limit": "#7f8c8d",
+}
+
+
+@dataclass(frozen=True)
+class ChartInfo:
+    """What every chart of one experiment shares.
+
+    Attributes
+    ----------
+    footnote : str
+        One line (wrapped when long) with preset, design, deals, seed and
+        package version, printed at the bottom of every chart.
+    baseline : str
+        Label of the baseline strategy in titles and legends.
+    """
+
+    footnote: str
+    baseline: str = "baseline"
+
+
+def _figure(height: float, info: ChartInfo) -> Figure:
+    fig = Figure(figsize=(WIDTH, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    fig.get_layout_engine().set(rect=(0, _FOOT_IN / height, 1, 1 - _FOOT_IN / height))
+    text = "\n".join(textwrap.wrap(info.footnote, 125)) or " "
+    fig.text(0.01, 0.012, text, fontsize=7, color="#555555", ha="left", va="bottom")
+    return fig
+
+
+def _title(ax, title: str, subtitle: str = "") -> None:
+    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=11, loc="left", pad=16 if subtitle else 6)
+    if subtitle:
+        ax.text(0, 1.01, subtitle, transform=ax.transAxes, fontsize=8, color="#444444", va="bottom")
+
+
+def _empty(ax, message: str) -> None:
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="#555555")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+# ---- forest plot -----------------------------------------------------------------------
+def forest_plot(comparison: pl.DataFrame, info: ChartInfo) -> Figure:
+    """Forest plot: each variant's mean score difference against the baseline with its 95%
+    interval, sorted by effect, a zero line, Holm-significant variants in red.
+
+    Parameters
+    ----------
+    comparison : polars.DataFrame
+        :func:`tranca_sim.lab.tables.comparison_table` (columns ``variant, mean, lo, hi,
+        holm_significant, n_units, unit`` used).
+    """
+    c = comparison.sort("mean")
+    n = c.height
+    fig = _figure(max(2.8, 1.7 + 0.36 * n), info)
+    ax = fig.add_subplot()
+    title = f"How many points per deal each tip gains or loses against {info.baseline}"
+    if n == 0:
+        _empty(ax, "no comparisons")
+        _title(ax, title)
+        return fig
+    y = np.arange(n)
+    mean, lo, hi = (c[k].to_numpy().astype(float) for k in ("mean", "lo", "hi"))
+    sig = c["holm_significant"].to_numpy().astype(bool)
+    for i in range(n):
+        color = _SIG if sig[i] else _NOT
+        ax.plot([lo[i], hi[i]], [y[i], y[i]], color=color, lw=2, solid_capstyle="butt")
+        ax.plot(mean[i], y[i], "o" if sig[i] else "s", color=color, ms=6, mfc=color if sig[i] else "white")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, [textwrap.shorten(v, 42, placeholder="…") for v in c["variant"].to_list()])
+    ax.set_ylim(-0.7, n - 0.3)
+    span = max(np.nanmax(np.abs(np.r_[lo, hi])), 1.0)
+    ax.set_xlim(min(-0.05 * span, np.nanmin(lo) - 0.05 * span), max(0.05 * span, np.nanmax(hi) + 0.05 * span))
+    # the numbers, right of the axes
+    for i in range(n):
+        ax.annotate(
+            f"{mean[i]:+.1f} [{lo[i]:+.1f}, {hi[i]:+.1f}]",
+            xy=(1.01, y[i]),
+            xycoords=("axes fraction", "data"),
+            va="center",
+            fontsize=8,
+            color=_SIG if sig[i] else "#333333",
+        )
+    ax.set_xlabel(f"score difference, variant − {info.baseline} (points per deal, 95% interval)")
+    ax.grid(axis="x", color="#dddddd", lw=0.6)
+    ax.set_axisbelow(True)
+    units = c["unit"][0] if "unit" in c.columns else "deck"
+    k = int(sig.sum())
+    handles = [
+        Line2D([], [], color=_SIG, marker="o", lw=2, label=f"significant after Holm correction ({k} of {n})"),
+        Line2D([], [], color=_NOT, marker="s", mfc="white", lw=2, label="not significant after Holm"),
+    ]
+    ax.annotate(
+        "mean [95% interval]",
+        xy=(1.01, n - 0.3),
+        xycoords=("axes fraction", "data"),
+        va="bottom",
+        fontsize=8,
+        color="#333333",
+        style="italic",
+    )
+    ax.legend(
+        handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.5 / fig.get_figheight() - 0.1),
+        ncol=2, fontsize=8, frameon=False,
+    )  # fmt: skip
+    _title(
+        ax, title, f"mean over {units}s with 95% interval; Holm-adjusted p < 0.05 over all {n} tips in red"
+    )
+    return fig
+
+
+# ---- score distributions -------------------------------------------------------------
+def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
+    """Distribution of the per-deal score of each strategy: violin, quartile box, 5-95%
+    whiskers and the mean (diamond).
+
+    Parameters
+    ----------
+    scores : polars.DataFrame
+        Columns ``label`` (str, one group per label, plotted top to bottom in order of
+        first appearance) and ``score`` (points per deal), e.g.
+        :func:`tranca_sim.lab.reports.score_table`.
+    """
+    labels = scores["label"].unique(maintain_order=True).to_list()
+    n = len(labels)
+    fig = _figure(max(3.0, 1.7 + 0.42 * n), info)
+    ax = fig.add_subplot()
+    title = "Score of a side in one deal, by strategy"
+    if n == 0:
+        _empty(ax, "no deals")
+        _title(ax, title)
+        return fig
+    data = [scores.filter(pl.col("label") == lab)["score"].to_numpy().astype(float) for lab in labels]
+    pos = np.arange(n)[::-1]
+    parts = ax.violinplot(data, positions=pos, orientation="horizontal", widths=0.8, showextrema=False)
+    for body in parts["bodies"]:
+        body.set_facecolor("#aed6f1")
+        body.set_edgecolor("#5dade2")
+        body.set_alpha(0.7)
+    ax.boxplot(
+        data,
+        positions=pos,
+        orientation="horizontal",
+        widths=0.22,
+        whis=(5, 95),
+        showfliers=False,
+        patch_artist=True,
+        boxprops={"facecolor": "white", "edgecolor": "#1b4f72"},
+        medianprops={"color": "#1b4f72"},
+        whiskerprops={"color": "#1b4f72"},
+        capprops={"color": "#1b4f72"},
+    )
+    means = [float(np.mean(d)) if len(d) else np.nan for d in data]
+    ax.plot(means, pos, "D", color=_SIG, ms=5, label="mean")
+    ax.set_yticks(pos, [textwrap.shorten(lab, 42, placeholder="…") for lab in labels])
+    ax.axvline(0, color="black", lw=0.6)
+    ax.set_xlabel("score of the side in the deal (points per deal)")
+    ax.grid(axis="x", color="#dddddd", lw=0.6)
+    ax.set_axisbelow(True)
+    handles = [
+        Line2D([], [], color=_SIG, marker="D", ls="", label="mean"),
+        Line2D([], [], color="#1b4f72", lw=1.5, label="box: quartiles and median; whiskers: 5% and 95%"),
+    ]
+    ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
+    _title(ax, title, "every deal counts once per side the strategy played; shaded: density of the scores")
+    return fig
+
+
+# ---- sweep curves ----------------------------------------------------------------------
+def sweep_plot(sweep: pl.DataFrame, info: ChartInfo) -> Figure:
+    """One panel per swept parameter: the mean score difference against the baseline at each
+    value, with its 95% band; points significant after Holm in red.
+
+    Parameters
+    ----------
+    sweep : polars.DataFrame
+        :func:`tranca_sim.lab.tables.sweep_table` (``param, value, mean, lo, hi, p_holm``).
+    """
+    params = sweep["param"].unique(maintain_order=True).to_list()
+    k = max(len(params), 1)
+    fig = _figure(1.4 + 3.0 * k, info)
+    axes = fig.subplots(k, 1, squeeze=False)[:, 0]
+    for ax, param in zip(axes, params):
+        s = sweep.filter(pl.col("param") == param).sort("value")
+        x = s["value"].to_numpy().astype(float)
+        m, lo, hi = (s[c].to_numpy().astype(float) for c in ("mean", "lo", "hi"))
+        sig = s["p_holm"].to_numpy().astype(float) < 0.05
+        ax.fill_between(x, lo, hi, color="#aed6f1", alpha=0.8, lw=0, label="95% interval")
+        ax.plot(x, m, "-", color="#1b4f72", lw=1.5)
+        ax.plot(x[~sig], m[~sig], "s", color=_NOT, mfc="white", ls="", label="not significant after Holm")
+        ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label="significant after Holm")
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_xlabel(f"value of {param}")
+        ax.set_ylabel(f"variant − {info.baseline}\n(points per deal)")
+        ax.grid(color="#eeeeee", lw=0.6)
+        if len(x) <= 12:
+            ax.set_xticks(x, [f"{v:g}" for v in x])
+        ax.legend(fontsize=8, loc="best", framealpha=0.9)
+        _title(ax, f"Score difference against {info.baseline} as {param} changes")
+    if not params:
+        _empty(axes[0], "no sweep in this experiment")
+    return fig
+
+
+# ---- binned means ---------------------------------------------------------------------
+def _binned(ax, table: pl.DataFrame, xcol: str, order: list) -> None:
+    """Mean score with its 95% interval for each x category, one offset series per label."""
+    labels = table["label"].unique(maintain_order=True).to_list()
+    width = 0.7 / max(len(labels), 1)
+    x0 = np.arange(len(order))
+    for j, lab in enumerate(labels):
+        t = table.filter(pl.col("label") == lab)
+        at = {v: i for i, v in enumerate(order)}
+        xs = np.array([at[v] for v in t[xcol].to_list()], dtype=float) + (j - (len(labels) - 1) / 2) * width
+        m, lo, hi = (t[c].to_numpy().astype(float) for c in ("mean_score", "lo", "hi"))
+        color = _SERIES[j % len(_SERIES)]
+        ax.errorbar(
+            xs,
+            m,
+            yerr=[m - lo, hi - m],
+            fmt="o",
+            ms=4,
+            color=color,
+            ecolor=color,
+            elinewidth=1.2,
+            capsize=2,
+            label=textwrap.shorten(lab, 40, placeholder="…"),
+        )
+    ax.set_xticks(x0, [str(v) for v in order])
+    ax.grid(axis="y", color="#eeeeee", lw=0.6)
+    ax.set_axisbelow(True)
+    if labels:
+        ax.legend(fontsize=8, framealpha=0.9, loc="best")
+
+
+def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo) -> Figure:
+    """Mean final score by the turn the side took its morto (binned), with 95% intervals;
+    "never taken" is its own category at the right.
+
+    Parameters
+    ----------
+    morto : polars.DataFrame
+        :func:`tranca_sim.lab.reports.morto_turn_table`.
+    """
+    fig = _figure(4.6, info)
+    ax = fig.add_subplot()
+    order = morto.select("bin", "bin_order").unique().sort("bin_order")["bin"].to_list()
+    _binned(ax, morto, "bin", order)
+    if order and order[-1] == "never taken":
+        ax.axvline(len(order) - 1.5, color="#999999", lw=0.8, ls=":")
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_xlabel("turn the side took its morto (every seat's turn counts one; 4 turns = one round)")
+    ax.set_ylabel("final score of the side\n(points per deal, mean and 95% interval)")
+    _title(
+        ax,
+        "Final score by when the side took its morto",
+        "observational: an early pickup often just means a better hand; a morto never taken costs 100",
+    )
+    return fig
+
+
+def red3_plot(red3: pl.DataFrame, info: ChartInfo) -> Figure:
+    """Mean final score by the number of red 3s the side laid down, in two panels: the side
+    made a canasta (red 3s count +100 each) or not (-100 each, 000 Scoring).
+
+    Parameters
+    ----------
+    red3 : polars.DataFrame
+        :func:`tranca_sim.lab.reports.red3_table`.
+    """
+    fig = _figure(4.4, info)
+    axes = fig.subplots(1, 2, sharey=True)
+    order = sorted(red3["red3_count"].unique().to_list()) or [0]
+    for ax, has, name in ((axes[0], True, "side made a canasta"), (axes[1], False, "side made no canasta")):
+        t = red3.filter(pl.col("has_canasta") == has)
+        _binned(ax, t, "red3_count", order)
+        ax.set_xlabel("red 3s of the side (count)")
+        ax.set_title(name, fontsize=9, loc="left")
+    axes[0].set_ylabel("final score of the side\n(points per deal, mean and 95% interval)")
+    fig.suptitle("Final score by the number of red 3s the side held", fontsize=11, x=0.01, ha="left")
+    return fig
+
+
+# ---- how deals end -------------------------------------------------------------------
+def end_reason_plot(ends: pl.DataFrame, info: ChartInfo) -> Figure:
+    """Stacked horizontal bars: for each strategy, the share of its deals that ended with its
+    side going out, the other side going out, the stock running out, or the turn limit.
+
+    Parameters
+    ----------
+    ends : polars.DataFrame
+        :func:`tranca_sim.lab.reports.end_reason_table` (``label, end, share``).
+    """
+    labels = ends["label"].unique(maintain_order=True).to_list()
+    n = len(labels)
+    fig = _figure(max(2.8, 1.9 + 0.36 * n), info)
+    ax = fig.add_subplot()
+    pos = np.arange(n)[::-1]
+    left = np.zeros(n)
+    for key, name in END_LABELS.items():
+        share = np.array(
+            [
+                float(ends.filter((pl.col("label") == lab) & (pl.col("end") == key))["share"].sum())
+                for lab in labels
+            ]
+        )
+        if not share.any():
+            continue
+        ax.barh(pos, share * 100, left=left * 100, color=END_COLORS[key], label=name, height=0.65)
+        for p, lft, s in zip(pos, left, share):
+            if s >= 0.06:
+                ax.text((lft + s / 2) * 100, p, f"{s:.0%}", ha="center", va="center", fontsize=7.5)
+        left += share
+    ax.set_yticks(pos, [textwrap.shorten(lab, 42, placeholder="…") for lab in labels])
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of the strategy's deals (%)")
+    ax.legend(
+        fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16 - 0.02 * (n < 4)), frameon=False
+    )
+    _title(
+        ax, "How the deals ended, by strategy", "bater = going out; stock out and turn limit end without it"
+    )
+    return fig
+
+
+# ---- files --------------------------------------------------------------------------
+_SVG_RC = {"svg.hashsalt": "tranca-sim", "svg.fonttype": "path"}
+
+
+@contextlib.contextmanager
+def _reproducible():
+    """Fixed SVG ids for the block, restored after (not ``rc_context``: copying every rcParam
+    resolves the backend and so imports pyplot)."""
+    old = {k: matplotlib.rcParams[k] for k in _SVG_RC}
+    matplotlib.rcParams.update(_SVG_RC)
+    try:
+        yield
+    finally:
+        matplotlib.rcParams.update(old)
+
+
+def save_figure(fig: Figure, out_dir, name: str) -> list[Path]:
+    """Write ``fig`` to ``out_dir/name.png`` (at :data:`PNG_DPI`) and ``out_dir/name.svg``.
+
+    Each file is written to a temporary name and renamed (an existing file is replaced);
+    no date or random id is stored, so the same figure gives the same bytes.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and SVG paths.
+
+    Raises
+    ------
+    tranca_sim.io.RunFileError
+        If a file cannot be written (the message names it).
+    """
+    from ..io import atomic_output, writing
+
+    out = []
+    for ext, meta in (("png", {"Software": None}), ("svg", {"Date": None, "Creator": None})):
+        path = Path(out_dir) / f"{name}.{ext}"
+        with atomic_output(path, force=True) as tmp, writing(path), _reproducible():
+            fig.savefig(tmp, format=ext, dpi=PNG_DPI, metadata=meta)
+        out.append(path)
+    return out

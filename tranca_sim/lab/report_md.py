@@ -1,0 +1,314 @@
+"""The text of ``report.md`` and the charts' footnote (see :mod:`tranca_sim.lab.reports`).
+
+Everything here reads the experiment spec (``experiment.json``) and the tables
+already computed; nothing is measured again.  The output contains no date of
+its own making, so regenerating a report gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+DESIGNS = {
+    "duplicate": (
+        "duplicate deals: every deck is played twice with the sides swapped (same seed, same deal "
+        "index), so the variant and the baseline each hold each hand once; the unit is the deck and "
+        "its value the mean of the two score differences (variant − baseline)"
+    ),
+    "fixed-opponent": (
+        "fixed opponent: the variant and the baseline each play the same opponent on the same seeds "
+        "(common random numbers); the unit is the deal and its value the variant's score minus the "
+        "baseline's score on that deal"
+    ),
+}
+
+
+def _get(spec: dict, *names, default=None):
+    for n in names:
+        cur = spec
+        for part in n.split("."):
+            if not isinstance(cur, dict) or part not in cur:
+                cur = None
+                break
+            cur = cur[part]
+        if cur is not None:
+            return cur
+    return default
+
+
+def _int(x) -> str:
+    return f"{int(x):,}".replace(",", " ")
+
+
+def _deals_text(comparison: pl.DataFrame) -> str:
+    if comparison.height == 0:
+        return "no deals"
+    units = comparison["n_units"].to_list()
+    deals = comparison["n_deals"].to_list()
+    unit = comparison["unit"][0] if "unit" in comparison.columns else "deal"
+    u = _int(min(units)) if min(units) == max(units) else f"{_int(min(units))}-{_int(max(units))}"
+    d = _int(min(deals)) if min(deals) == max(deals) else f"{_int(min(deals))}-{_int(max(deals))}"
+    if unit == "deal":
+        return f"{d} deals per variant"
+    return f"{u} {unit}s ({d} deals) per variant"
+
+
+def footnote(data) -> str:
+    """The line under every chart: preset (and changed rules), design, deals, seed, version."""
+    spec = data.spec
+    rules = _get(spec, "rule_options", "rules_changed", default={}) or {}
+    extra = "".join(f", {k}={v}" for k, v in rules.items()) if isinstance(rules, dict) else ""
+    parts = [
+        f"preset {_get(spec, 'preset', default='?')}{extra}",
+        f"design {_get(spec, 'design', default='?')}",
+        _deals_text(data.comparison),
+        f"seed {_get(spec, 'seed', 'master_seed', default='?')}",
+        f"tranca-sim {_get(spec, 'version', 'package_version', default='?')}",
+    ]
+    name = _get(spec, "name")
+    return " · ".join(([f"experiment {name}"] if name else []) + parts)
+
+
+def _f(x, fmt: str = "+.1f") -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return format(x, fmt)
+
+
+def _p(x) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return "< 0.0001" if x < 1e-4 else f"{x:.4f}"
+
+
+def _pct(x) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def tip_table_markdown(comparison: pl.DataFrame) -> str:
+    """The tip table as Markdown, variants sorted by effect (largest gain first)."""
+    head = (
+        "| variant | mean diff (points/deal) | 95% interval | p | p Holm | p BH | Holm-significant "
+        "| deal-win share diff | going out: variant / baseline | match-win probability | units |\n"
+        "|---|---:|---|---:|---:|---:|:---:|---:|---|---|---:|\n"
+    )
+    rows = []
+    for r in comparison.sort("mean", descending=True).iter_rows(named=True):
+        mw = r.get("match_win_prob")
+        match = (
+            "–"
+            if mw is None
+            else f"{_pct(mw)} [{_pct(r.get('match_win_lo'))}, {_pct(r.get('match_win_hi'))}]"
+        )
+        rows.append(
+            f"| {r['variant']} | {_f(r['mean'])} | [{_f(r['lo'])}, {_f(r['hi'])}] | {_p(r['p_value'])} "
+            f"| {_p(r['p_holm'])} | {_p(r.get('p_bh'))} | {'yes' if r['holm_significant'] else 'no'} "
+            f"| {_f(100 * r['win_share_diff'] if r.get('win_share_diff') is not None else None, '+.1f')} pp "
+            f"(p {_p(r.get('win_p'))}) | {_pct(r.get('going_out_variant'))} / {_pct(r.get('going_out_baseline'))} "
+            f"| {match} | {_int(r['n_units'])} |"
+        )
+    return head + "\n".join(rows) + "\n"
+
+
+def _table(df: pl.DataFrame, cols: dict[str, str], fmt: dict[str, str]) -> str:
+    out = ["| " + " | ".join(cols.values()) + " |", "|" + "---|" * len(cols)]
+    for r in df.iter_rows(named=True):
+        cells = []
+        for c in cols:
+            v = r[c]
+            if c in fmt and v is not None and not (isinstance(v, float) and math.isnan(v)):
+                cells.append(format(v, fmt[c]))
+            else:
+                cells.append("–" if v is None else str(v))
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+_CHART_TEXT = {
+    "tip_effects": (
+        "Tip effects",
+        (
+            "Each variant's mean score difference against the baseline, points per deal, with its 95% "
+            "interval; red: significant after the Holm correction over all variants."
+        ),
+    ),
+    "score_distribution": (
+        "Score distributions",
+        (
+            "The score of a side in one deal for each strategy: density (shaded), quartiles, 5% and 95% "
+            "(whiskers) and the mean (diamond)."
+        ),
+    ),
+    "sweep": (
+        "Sweep",
+        "The difference against the baseline at each value of the swept parameter, with its 95% band.",
+    ),
+    "morto_turn": (
+        "Morto pickup turn and final score",
+        (
+            "Mean final score of the side by the turn it took its morto (binned by rounds), and when it "
+            "never took it. This is observational: a side that takes its morto early is often simply "
+            "holding a better hand."
+        ),
+    ),
+    "deal_endings": (
+        "How deals end",
+        (
+            "Share of each strategy's deals that ended with its side going out, the other side going out, "
+            "the stock running out or the turn limit."
+        ),
+    ),
+    "red3": (
+        "Red 3s and final score",
+        (
+            "Mean final score by the number of red 3s the side held, with and without a canasta (red 3s "
+            "are +100 each with a canasta, −100 without; 000 Scoring)."
+        ),
+    ),
+}
+
+
+def render_markdown(data, chart_names: list[str], scores: pl.DataFrame, ends: pl.DataFrame) -> str:
+    """``report.md``: question, design, tip table, charts, other tables, how to regenerate."""
+    spec, comp = data.spec, data.comparison
+    name = _get(spec, "name", default=data.dir.name)
+    title = _get(spec, "title", default=f"Experiment {name}")
+    design = str(_get(spec, "design", default="duplicate"))
+    unit = comp["unit"][0] if comp.height and "unit" in comp.columns else "deck"
+    stop = _get(spec, "stopping", "stop", default={}) or {}
+    method = _get(stop, "method", "name", default=None) if isinstance(stop, dict) else str(stop)
+    target = (
+        _get(stop, "target_half_width", "half_width", "target", default=None)
+        if isinstance(stop, dict)
+        else None
+    )
+    stopped_by = _get(spec, "stopped_by", default=None)
+    budget = _get(spec, "budget", "deal_budget", default=None)
+    out = [f"# {title}", ""]
+    out += [
+        "## Question",
+        "",
+        str(_get(spec, "question", default="(the experiment file states no question)")),
+        "",
+    ]
+    out += ["## Design", ""]
+    out.append(
+        f"- **Preset:** {_get(spec, 'preset', default='?')}; baseline `{_get(spec, 'baseline', default='?')}`."
+    )
+    out.append(f"- **Design:** {DESIGNS.get(design, design)}.")
+    if design == "fixed-opponent":
+        out.append(f"- **Opponent:** `{_get(spec, 'opponent', default='?')}`.")
+    out.append(f"- **Unit:** one {unit}; {_deals_text(comp)}; seed {_get(spec, 'seed', default='?')}.")
+    out.append(
+        "- **Interval:** 95% confidence interval of the mean difference per "
+        + unit
+        + (f" ({method}, valid under repeated looks)" if method else " (Student t)")
+        + "."
+    )
+    out.append(
+        "- **Many variants:** p-values adjusted with Holm's step-down method (family-wise error 5% over "
+        f"all {comp.height} variants); Benjamini-Hochberg adjusted p-values as a screening column."
+    )
+    stop_txt = "fixed number of deals"
+    if method:
+        stop_txt = f"batches until the interval half-width is below {_f(target, '.1f')} points per deal"
+        stop_txt += f" or the budget of {_int(budget)} deals is spent" if budget else ""
+        stop_txt += f"; stopped by: {stopped_by}" if stopped_by else ""
+    out.append(f"- **Stopping rule:** {stop_txt}.")
+    if comp.height and "var_ratio_design" in comp.columns:
+        vr = [v for v in comp["var_ratio_design"].to_list() if v is not None and not math.isnan(v)]
+        if vr:
+            rng = (
+                f"{min(vr):.2f}"
+                if len(vr) == 1
+                else f"{min(vr):.2f}-{max(vr):.2f} (median {sorted(vr)[len(vr) // 2]:.2f})"
+            )
+            out.append(
+                f"- **Variance reduction (measured):** the variance of the estimate is {rng} of what "
+                "unpaired deals of the same count would give, so the same interval needs that share of "
+                "the deals."
+            )
+    out.append(
+        "- **Per comparison also:** the deal-win share difference (non-tie deals, paired test), the "
+        "going-out shares, and the probability of winning a match to the preset's target"
+        + (f" ({comp['match_method'][0]})" if comp.height and "match_method" in comp.columns else "")
+        + "."
+    )
+    out += [
+        "",
+        "## Tip table",
+        "",
+        f"Variant minus baseline `{_get(spec, 'baseline', default='?')}`, sorted by effect; points per deal.",
+        "",
+        tip_table_markdown(comp),
+    ]
+    out += ["## Charts", ""]
+    for c in chart_names:
+        head, text = _CHART_TEXT[c]
+        out += [
+            f"### {head}",
+            "",
+            text,
+            "",
+            f"![{head}]({c}.png)",
+            "",
+            f"Vector version: [{c}.svg]({c}.svg)",
+            "",
+        ]
+    out += [
+        "## Score of each strategy",
+        "",
+        _table(
+            scores,
+            {
+                "label": "strategy",
+                "n": "side-deals",
+                "mean": "mean",
+                "sd": "sd",
+                "p5": "5%",
+                "median": "median",
+                "p95": "95%",
+            },
+            {"mean": ".1f", "sd": ".1f", "p5": ".0f", "median": ".0f", "p95": ".0f"},
+        ),
+        "",
+    ]
+    wide = ends.pivot(on="end", index="label", values="share").fill_null(0.0)
+    cols = {"label": "strategy"}
+    names = {
+        "side_went_out": "side went out",
+        "other_went_out": "other side went out",
+        "stock_out": "stock out",
+        "turn_limit": "turn limit",
+    }
+    cols.update({k: v for k, v in names.items() if k in wide.columns})
+    out += ["## How deals end", "", _table(wide, cols, {k: ".1%" for k in names}), ""]
+    out += [
+        "## Regenerate",
+        "",
+        "From the Parquet files in `runs/` (no deal is played again):",
+        "",
+        "```sh",
+        f"tranca-sim report {data.dir.as_posix()}",
+        "```",
+        "",
+        "Run the experiment again (plays every deal):",
+        "",
+        "```sh",
+        f"tranca-sim experiment experiments/{name}.toml --out {data.dir.as_posix()}",
+        "```",
+        "",
+        "Tables from Python:",
+        "",
+        "```python",
+        "from tranca_sim.lab import reports",
+        "",
+        f"d = reports.load_report_data({data.dir.as_posix()!r})",
+        "reports.comparison_table(d)  # also sweep_table, deal_table, score_table, morto_turn_table,",
+        "                             # end_reason_table, red3_table; backend='pandas' for pandas",
+        "```",
+        "",
+    ]
+    return "\n".join(out)

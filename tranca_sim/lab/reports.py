@@ -1,0 +1,412 @@
+"""Reports of an experiment: ``report.md`` and its charts, regenerated from the Parquet files.
+
+An experiment directory (``tranca-sim experiment experiments/NAME.toml --out
+reports/NAME/``; layout in :mod:`tranca_sim.lab.experiment`) holds
+``experiment.json`` and ``runs/*.parquet``.  :func:`write_report` reads them
+(no deal is played again), computes the tables below and writes into the same
+directory ``report.md`` and, as PNG and SVG, the charts of
+:mod:`tranca_sim.lab.charts`:
+
+========================  ===========================================================
+file                      what it shows
+========================  ===========================================================
+``tip_effects``           forest plot: each variant minus the baseline, points per deal,
+                          95% interval, Holm-significant ones marked
+``score_distribution``    per-deal score of each strategy (violin, box, mean)
+``sweep``                 the difference along a swept parameter with its band (sweeps only)
+``morto_turn``            mean final score by the turn the morto was taken, "never taken" apart
+``deal_endings``          how each strategy's deals ended (going out, stock out, turn limit)
+``red3``                  mean final score by red 3s held, with and without a canasta
+========================  ===========================================================
+
+Python API: every table as a polars DataFrame (``backend="pandas"`` for
+pandas): :func:`comparison_table`, :func:`sweep_table`, :func:`deal_table`
+(from :mod:`tranca_sim.lab.tables`), and here :func:`score_table`,
+:func:`morto_turn_table`, :func:`end_reason_table`, :func:`red3_table`.
+Each accepts an experiment directory, an ``Experiment`` or a
+:class:`ReportData`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from . import charts
+from .report_md import footnote, render_markdown
+from .stats import t_interval, wilson_interval
+
+__all__ = [
+    "ReportData",
+    "ReportError",
+    "comparison_table",
+    "deal_table",
+    "end_reason_table",
+    "load_report_data",
+    "morto_turn_table",
+    "red3_table",
+    "score_table",
+    "sweep_table",
+    "write_report",
+]
+
+#: most strategies drawn as separate series in the morto and red-3 charts; with more, the
+#: variants are pooled into one series beside the baseline
+MAX_SERIES = 4
+POOLED = "all variants (pooled)"
+
+
+class ReportError(ValueError):
+    """An experiment directory that cannot be reported: one sentence naming the path."""
+
+
+@dataclass
+class ReportData:
+    """Everything a report needs, read once from an experiment directory.
+
+    Attributes
+    ----------
+    dir : pathlib.Path
+        The experiment directory (report files are written here).
+    spec : dict
+        ``experiment.json``.
+    comparison : polars.DataFrame
+        :func:`tranca_sim.lab.tables.comparison_table`, one row per variant.
+    sweep : polars.DataFrame or None
+        :func:`tranca_sim.lab.tables.sweep_table`, None without a sweep.
+    deals : polars.DataFrame
+        :func:`tranca_sim.lab.tables.deal_table` with a ``label`` column added (variant
+        label, ``"<baseline> (baseline)"`` or ``"opponent: <strategy>"``).
+    """
+
+    dir: Path
+    spec: dict
+    comparison: pl.DataFrame
+    sweep: pl.DataFrame | None
+    deals: pl.DataFrame
+
+    @property
+    def baseline_label(self) -> str:
+        b = (
+            self.comparison["baseline"][0]
+            if self.comparison.height
+            else self.spec.get("baseline", "baseline")
+        )
+        return f"{b} (baseline)"
+
+
+# ---- loading ------------------------------------------------------------------------
+def _check_dir(out_dir) -> Path:
+    d = Path(out_dir)
+    if not d.exists():
+        raise ReportError(f"experiment directory {str(d)!r} does not exist")
+    if not d.is_dir():
+        raise ReportError(f"{str(d)!r} is not a directory (give the directory an experiment wrote)")
+    spec = d / "experiment.json"
+    if not spec.is_file():
+        raise ReportError(
+            f"{str(d)!r} holds no experiment.json: not an experiment directory "
+            "(written by 'tranca-sim experiment FILE.toml --out DIR')"
+        )
+    try:
+        obj = json.loads(spec.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ReportError(f"cannot read {str(spec)!r}: {e}") from None
+    if not isinstance(obj, dict):
+        raise ReportError(f"{str(spec)!r} is not a JSON object")
+    if not sorted((d / "runs").glob("*.parquet")):
+        raise ReportError(f"{str(d / 'runs')!r} holds no run files (*.parquet)")
+    return d
+
+
+def _tables():
+    try:
+        from . import experiment, tables
+    except ImportError as e:  # pragma: no cover - the runner ships with the package
+        raise ReportError(f"the experiment runner is not available ({e})") from None
+    return experiment, tables
+
+
+def _label_deals(deals: pl.DataFrame, comparison: pl.DataFrame, spec: dict) -> pl.DataFrame:
+    names = dict(zip(comparison["strategy"].to_list(), comparison["variant"].to_list()))
+    base = comparison["baseline"][0] if comparison.height else str(spec.get("baseline", "baseline"))
+    base_text = str(spec.get("baseline", base))
+    others = sorted(set(deals.filter(~pl.col("is_variant"))["strategy"].to_list()) - {base_text, base})
+    opponent = str(spec.get("opponent") or "")
+
+    def label(strategy: str, is_variant: bool) -> str:
+        if is_variant:
+            return names.get(strategy, strategy)
+        if strategy in (base_text, base) or (not others or strategy not in others):
+            return f"{base} (baseline)"
+        if len(others) == 1 and strategy != opponent and opponent:
+            return f"{base} (baseline)"
+        return f"opponent: {strategy}"
+
+    pairs = deals.select("strategy", "is_variant").unique()
+    lab = pairs.with_columns(
+        label=pl.struct("strategy", "is_variant").map_elements(
+            lambda r: label(r["strategy"], bool(r["is_variant"])), return_dtype=pl.String
+        )
+    )
+    return deals.join(lab, on=["strategy", "is_variant"], how="left")
+
+
+def load_report_data(out_dir) -> ReportData:
+    """Read an experiment directory into a :class:`ReportData` (no deal is played).
+
+    Raises
+    ------
+    ReportError
+        If the directory is missing, is not a directory, has no readable ``experiment.json``
+        or no run files, or a run file is missing, damaged or does not match the spec.
+    """
+    d = _check_dir(out_dir)
+    experiment, tables = _tables()
+    try:
+        exp = experiment.load_experiment(d)
+        comp = tables.comparison_table(exp)
+        sweep = tables.sweep_table(exp)
+        deals = tables.deal_table(exp)
+    except ReportError:
+        raise
+    except (ValueError, KeyError, TypeError, OSError) as e:
+        raise ReportError(f"cannot report {str(d)!r}: {e}") from None
+    return ReportData(d, exp.spec, comp, sweep, _label_deals(deals, comp, exp.spec))
+
+
+def _data(exp) -> ReportData:
+    if isinstance(exp, ReportData):
+        return exp
+    if isinstance(exp, (str, Path)):
+        return load_report_data(exp)
+    return load_report_data(exp.dir)
+
+
+def _out(df: pl.DataFrame, backend: str):
+    if backend == "pandas":
+        return df.to_pandas()
+    if backend != "polars":
+        raise ValueError(f"backend must be 'polars' or 'pandas', got {backend!r}")
+    return df
+
+
+# ---- re-exported tables --------------------------------------------------------------
+def comparison_table(exp, backend: str = "polars"):
+    """One row per variant against the baseline (:func:`tranca_sim.lab.tables.comparison_table`)."""
+    return _out(_data(exp).comparison, backend)
+
+
+def sweep_table(exp, backend: str = "polars"):
+    """The swept parameter's curve (:func:`tranca_sim.lab.tables.sweep_table`); None without a sweep."""
+    s = _data(exp).sweep
+    return None if s is None else _out(s, backend)
+
+
+def deal_table(exp, backend: str = "polars"):
+    """One row per (run, deal, side) (:func:`tranca_sim.lab.tables.deal_table`) plus ``label``."""
+    return _out(_data(exp).deals, backend)
+
+
+# ---- tables computed for the charts ---------------------------------------------------
+def _order(data: ReportData) -> list[str]:
+    """Labels in chart order: the baseline, the variants by effect (largest gain first), the rest."""
+    first = [data.baseline_label]
+    variants = data.comparison.sort("mean", descending=True)["variant"].to_list()
+    rest = sorted(set(data.deals["label"].unique().to_list()) - set(first) - set(variants))
+    present = set(data.deals["label"].unique().to_list())
+    return [x for x in first + variants + rest if x in present]
+
+
+def _in_order(df: pl.DataFrame, order: list[str], *by: str) -> pl.DataFrame:
+    rank = pl.col("label").replace_strict(order, list(range(len(order))), default=len(order))
+    return df.with_columns(_rank=rank).sort("_rank", *by).drop("_rank")
+
+
+def _series(data: ReportData) -> pl.DataFrame:
+    """Deals of the baseline and variants, the variants pooled when there are more than MAX_SERIES."""
+    d = data.deals.filter(~pl.col("label").str.starts_with("opponent: "))
+    if d["label"].n_unique() > MAX_SERIES:
+        d = d.with_columns(
+            label=pl.when(pl.col("is_variant")).then(pl.lit(POOLED)).otherwise(pl.col("label"))
+        )
+    return d
+
+
+def _mean_ci(df: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    g = df.group_by(by, maintain_order=True).agg(
+        n=pl.len(),
+        mean_score=pl.col("score").cast(pl.Float64).mean(),
+        sd=pl.col("score").cast(pl.Float64).std(),
+    )
+    ci = [
+        t_interval(m, s if s is not None else math.nan, n)
+        for m, s, n in g.select("mean_score", "sd", "n").rows()
+    ]
+    return g.with_columns(
+        lo=pl.Series([c[0] for c in ci], dtype=pl.Float64), hi=pl.Series([c[1] for c in ci], dtype=pl.Float64)
+    )
+
+
+def score_table(exp, backend: str = "polars"):
+    """Per-deal score of each strategy: ``label, n, mean, sd, p5, p25, median, p75, p95``
+    (points per deal; one row per label, baseline first, variants by effect).
+
+    ``n`` counts side-deals: each deal a strategy played counts once per side it held.
+    """
+    data = _data(exp)
+    s = pl.col("score").cast(pl.Float64)
+    t = data.deals.group_by("label").agg(
+        n=pl.len(),
+        mean=s.mean(),
+        sd=s.std(),
+        **{f"p{q}": s.quantile(q / 100, "linear") for q in (5, 25)},
+        median=s.median(),
+        **{f"p{q}": s.quantile(q / 100, "linear") for q in (75, 95)},
+    )
+    return _out(_in_order(t, _order(data)), backend)
+
+
+def _morto_edges(turns: np.ndarray) -> list[int]:
+    """Bin edges in whole rounds (4 turns): about 8 bins up to the 95th percentile."""
+    if turns.size == 0:
+        return [0]
+    top = max(float(np.quantile(turns, 0.95)), 4.0)
+    width = max(4, 4 * round(top / 8 / 4))
+    return list(range(0, int(top) + 1, width)) or [0]
+
+
+def morto_turn_table(exp, backend: str = "polars"):
+    """Mean final score by the turn the side took its morto.
+
+    Columns: ``label`` (strategy, variants pooled when more than :data:`MAX_SERIES`),
+    ``bin`` (``"0-7"``, ..., ``"56+"``, ``"never taken"``), ``bin_order`` (int),
+    ``turn_lo``, ``turn_hi`` (inclusive turn range; -1 for never), ``n`` (side-deals),
+    ``share`` (of the label's side-deals), ``mean_score``, ``sd``, ``lo``, ``hi`` (95% t
+    interval, points per deal; it treats side-deals as independent).  Turns count every
+    seat's turn (``morto_turn`` of docs/schema.md).
+    """
+    data = _data(exp)
+    d = _series(data)
+    taken = d.filter(pl.col("morto_turn") >= 0)["morto_turn"].to_numpy()
+    edges = _morto_edges(taken)
+    lo_e = np.array(edges)
+    labels = [f"{a}-{b - 1}" for a, b in itertools.pairwise(edges)] + [f"{edges[-1]}+"]
+    turn = d["morto_turn"].to_numpy()
+    idx = np.where(turn < 0, len(edges), np.searchsorted(lo_e, turn, side="right") - 1)
+    names = labels + ["never taken"]
+    his = [b - 1 for b in edges[1:]] + [int(max(turn.max(initial=0), edges[-1]))]
+    d = d.with_columns(bin_order=pl.Series(idx, dtype=pl.Int64))
+    t = _mean_ci(d, ["label", "bin_order"])
+    totals = d.group_by("label").agg(total=pl.len())
+    t = (
+        t.join(totals, on="label")
+        .with_columns(
+            bin=pl.col("bin_order").replace_strict(list(range(len(names))), names),
+            turn_lo=pl.col("bin_order").replace_strict(list(range(len(names))), edges + [-1]),
+            turn_hi=pl.col("bin_order").replace_strict(list(range(len(names))), his + [-1]),
+            share=pl.col("n") / pl.col("total"),
+        )
+        .select(
+            "label", "bin", "bin_order", "turn_lo", "turn_hi", "n", "share", "mean_score", "sd", "lo", "hi"
+        )
+    )
+    return _out(_in_order(t, _order(data) + [POOLED], "bin_order"), backend)
+
+
+def end_reason_table(exp, backend: str = "polars"):
+    """How each strategy's deals ended: ``label, end, n, share, lo, hi`` (Wilson 95%).
+
+    ``end`` is ``side_went_out`` (this strategy's side went out, bater), ``other_went_out``,
+    ``stock_out`` or ``turn_limit`` (``end_reason`` and ``went_out`` of docs/schema.md).
+    """
+    data = _data(exp)
+    d = data.deals.with_columns(
+        end=pl.when(pl.col("end_reason") != "went_out")
+        .then(pl.col("end_reason"))
+        .when(pl.col("went_out"))
+        .then(pl.lit("side_went_out"))
+        .otherwise(pl.lit("other_went_out"))
+    )
+    t = d.group_by("label", "end").agg(n=pl.len())
+    t = t.join(t.group_by("label").agg(total=pl.col("n").sum()), on="label")
+    ci = [wilson_interval(k, n) for k, n in t.select("n", "total").rows()]
+    keys = list(charts.END_LABELS)
+    t = t.with_columns(
+        share=pl.col("n") / pl.col("total"),
+        lo=pl.Series([c[0] for c in ci], dtype=pl.Float64),
+        hi=pl.Series([c[1] for c in ci], dtype=pl.Float64),
+        _k=pl.col("end").replace_strict(keys, list(range(len(keys))), default=len(keys)),
+    )
+    t = _in_order(t, _order(data), "_k").drop("_k", "total")
+    return _out(t, backend)
+
+
+def red3_table(exp, backend: str = "polars"):
+    """Mean final score by red 3s held: ``label, has_canasta, red3_count, n, mean_score, sd,
+    lo, hi`` (points per deal, 95% t interval treating side-deals as independent).
+
+    ``has_canasta``: the side made at least one canasta, so its red 3s count +100 each,
+    else -100 each (000 Scoring; ``red3_points`` of docs/schema.md).
+    """
+    data = _data(exp)
+    d = _series(data).with_columns(has_canasta=(pl.col("canastas_clean") + pl.col("canastas_dirty")) > 0)
+    t = _mean_ci(d, ["label", "has_canasta", "red3_count"])
+    t = t.select("label", "has_canasta", "red3_count", "n", "mean_score", "sd", "lo", "hi")
+    return _out(_in_order(t, _order(data) + [POOLED], pl.col("has_canasta").not_(), "red3_count"), backend)
+
+
+# ---- the report -----------------------------------------------------------------------
+def write_report(out_dir, data: ReportData | None = None) -> list[Path]:
+    """Write ``report.md`` and every chart (PNG and SVG) into the experiment directory.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        An experiment directory (``experiment.json`` and ``runs/*.parquet``).
+    data : ReportData, optional
+        Already loaded tables (default: :func:`load_report_data` of ``out_dir``).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, ``report.md`` last.  Each is written to a temporary name and
+        renamed; the same inputs give the same bytes.
+
+    Raises
+    ------
+    ReportError
+        From :func:`load_report_data`.
+    tranca_sim.io.RunFileError
+        If a file cannot be written.
+    """
+    from ..io import atomic_output, writing
+
+    data = load_report_data(out_dir) if data is None else data
+    d = Path(out_dir)
+    info = charts.ChartInfo(footnote(data), data.baseline_label)
+    figures = {
+        "tip_effects": charts.forest_plot(data.comparison, info),
+        "score_distribution": charts.score_distribution_plot(
+            _in_order(data.deals.select("label", "score"), _order(data)), info
+        ),
+    }
+    if data.sweep is not None and data.sweep.height:
+        figures["sweep"] = charts.sweep_plot(data.sweep, info)
+    figures["morto_turn"] = charts.morto_turn_plot(morto_turn_table(data), info)
+    figures["deal_endings"] = charts.end_reason_plot(end_reason_table(data), info)
+    figures["red3"] = charts.red3_plot(red3_table(data), info)
+    written: list[Path] = []
+    for name, fig in figures.items():
+        written += charts.save_figure(fig, d, name)
+    md = render_markdown(data, list(figures), score_table(data), end_reason_table(data))
+    path = d / "report.md"
+    with atomic_output(path, force=True) as tmp, writing(path):
+        tmp.write_text(md, encoding="utf-8")
+    return written + [path]
