@@ -174,3 +174,97 @@ def test_a_byte_order_mark_is_accepted(run_file, tmp_path, capsys):
     with open(logs, "rb") as f:
         bom.write_bytes(b"\xef\xbb\xbf" + f.read())
     assert main(["check", str(bom)]) == 0
+
+
+# ---- the HTML page: score table, canasta marks, the turn's actions, a real browser --------------
+def _score_rows(page: str) -> dict:
+    """{part label: (A, B)} from the page's score table."""
+    rows = re.findall(
+        r"<tr><t[dh] style='text-align:left'>([^<]+)</t[dh]><t[dh]>(-?\d+)</t[dh]><t[dh]>(-?\d+)</t[dh]>",
+        page,
+    )
+    return {label: (int(a), int(b)) for label, a, b in rows}
+
+
+def test_table_html_final_turn_has_the_run_files_score_and_canasta_marks(run_file):
+    df = load_run(run_file, backend="pandas")
+    for deal in (0, 5, 17):
+        log = regenerate(run_file, deal)
+        rows = df[df.deal_index == deal].sort_values("side")
+        page = table_html(log, int(rows.n_turns.iloc[0]) - 1)
+        assert "Score at the end of the deal" in page and "Score so far" not in page
+        score = _score_rows(page)
+        assert list(score["total"]) == rows.score.tolist()
+        assert list(score["canasta bonus"]) == rows.canasta_bonus.tolist()
+        # one mark per canasta of either side: limpa without wilds, suja with (000 Gameplay 8)
+        assert page.count(">canasta limpa<") == rows.canastas_clean.sum()
+        assert page.count(">canasta suja<") == rows.canastas_dirty.sum()
+
+
+def test_table_html_score_so_far_worked_by_hand(tranca):
+    """After turn 0 of a stacked deal. Seat 0 lays its red 3, draws AS (the replacement) and JD,
+    melds KC KD KH and discards one card; seat 2 has not played. Side A so far (000 Scoring and
+    card values: 4-7 = 5, 8-K = 10, A = 20):
+    melded K K K = 30; red 3 without a canasta = -100; morto not taken = -100;
+    hands: seat 0 = 5C 6C 8C 9C 10C JD QC QD AS (5+5+10+10+10+10+10+10+20 = 90) minus the discard,
+    seat 2 = 4C 4D 5D 6D 7C 7D (6 x 5 = 30) + 8D 9D JC JH QH (5 x 10 = 50) = 80."""
+    deck = stack_deck(
+        tranca,
+        hands={0: "KC KD KH QC QD 3D 5C 6C 8C 9C 10C", 2: "4C 4D 5D 6D 7C 7D 8D 9D JC JH QH"},
+        stock="7H AS JD",
+    )
+    log = play_logged(tranca, ("basic", "passive"), 0, 0, deck=deck, first_seat=0)
+    page = table_html(log, 0)
+    assert "Score so far, after turn 0" in page and "Score at the end" not in page
+    discard = next(a["card"] for a in log["actions"] if a["act"] == "discard" and a["turn"] == 0)
+    value = {"5": 5, "6": 5, "8": 10, "9": 10, "10": 10, "J": 10, "Q": 10, "A": 20}[discard[:-1]]
+    hand = -(90 - value + 80)
+    a = {k: v[0] for k, v in _score_rows(page).items()}
+    assert a == {
+        "melded cards": 30,
+        "canasta bonus": 0,
+        "red 3s": -100,
+        "going out": 0,
+        "morto not taken": -100,
+        "cards in hand": hand,
+        "total": 30 - 100 - 100 + hand,
+    }
+    # the turn's actions, in order
+    items = re.findall(r"<li>([^<]+)</li>", page)
+    assert items == [
+        "lays 3D in side A&#x27;s red-3 area",
+        "draws AS to replace the red 3 3D",  # 000 Gameplay 5: a red 3 is replaced from the stock
+        "draws JD",
+        "melds KC KD KH as side A meld 0",
+        f"discards {discard} · pile 2 cards, top {discard}",
+    ]
+
+
+def test_table_html_lists_exactly_the_turns_actions(run_file):
+    log = regenerate(run_file, 5)
+    for turn in (3, 6):
+        page = table_html(log, turn)
+        acts = [a for a in log["actions"] if a["turn"] == turn and a["act"] != "turn"]
+        items = re.findall(r"<li>([^<]+)</li>", page)
+        assert len(items) == len(acts) >= 2
+        assert items[-1].startswith(f"discards {acts[-1]['card']}") or acts[-1]["act"] != "discard"
+
+
+def test_replay_html_renders_in_chromium(run_file, tmp_path):
+    """The page renders in a real browser (headless Chromium) to a non-blank screenshot;
+    scripts/render_replay.sh does the rendering and the check."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("chromium not installed (Debian: apt-get install -y chromium)")
+    page = tmp_path / "t.html"
+    assert main(["replay", str(run_file), "--deal", "2", "--html", str(page), "--turn", "4"]) == 0
+    script = Path(__file__).parents[1] / "scripts" / "render_replay.sh"
+    shot = tmp_path / "t.png"
+    res = subprocess.run(
+        ["sh", str(script), str(page), str(shot)], check=False, capture_output=True, text=True, timeout=120
+    )
+    assert res.returncode == 0, res.stderr + res.stdout
+    assert "1200x900 PNG" in res.stdout and shot.stat().st_size > 10_000

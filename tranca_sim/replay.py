@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import html
 
-from .referee import walk
+from .referee import score_side, walk
 from .rules import Rules, RulesError
 
 SIDES = "AB"
@@ -133,35 +133,12 @@ def format_deal(log: dict) -> str:
         if not shown and late and not capture:
             out.append(drawn)
             shown = True
-        side = SIDES[seat % 2] if seat is not None else ""
-        if act == "red3":
-            out.append(f"    lays {a['card']} in side {side}'s red-3 area")
-            if table.stock:  # replaced from the stock at once (000 Gameplay 5, E4); none when it is empty
-                owed.append(a["card"])
-        elif act == "draw" and owed:
-            out.append(f"    draws {a['card']} to replace the red 3 {owed.pop(0)}")
-        elif act == "draw":
-            out.append(f"    draws {a['card']}")
-        elif act == "take_pile":
-            out.append(f"    takes the pile: {a['n']} card{'s' * (a['n'] != 1)}, top {a['top']}")
+        if act == "take_pile":
             capture = True
-        elif act == "meld":
-            out.append(f"    melds {' '.join(a['cards'])} as side {side} meld {a['meld']}")
-        elif act == "extend":
-            cards = table.melds[seat % 2][a["meld"]].cards
-            out.append(f"    adds {a['card']} to side {side} meld {a['meld']} -> {cards_text(cards)}")
-        elif act == "black3":
-            out.append(f"    lays the black-3 set {' '.join(a['cards'])} to go out")
-        elif act == "morto":
-            how = "direct: plays on in this turn" if a["direct"] else "indirect: plays it from the next turn"
-            out.append(f"    takes side {side}'s morto ({how})")
-        elif act == "discard":
-            out.append(f"    discards {a['card']} · {_pile_text(table)}")
-        elif act == "go_out":
-            out.append("    goes out (bater)" + (" em cima" if a["em_cima"] else ""))
-        elif act == "end":
-            who = f" by seat {a['out_seat']}" if a["reason"] == "went_out" else ""
-            out.append(f"end of the deal: {a['reason']}{who}")
+        text = action_text(log, a, table, owed)
+        if text is not None:
+            out.append(("    " if act != "end" else "") + text)
+        if act == "end":
             for s, c in table.end_red3:
                 out.append(f"  {c} still held by seat {s} is laid in side {SIDES[s % 2]}'s red-3 area (E4)")
             for sd in range(2):
@@ -183,6 +160,55 @@ def format_deal(log: dict) -> str:
     return "\n".join(out)
 
 
+def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str | None:
+    """One action as a sentence (``"discards 7C · pile 5 cards, top 7C"``), read against the
+    table just after it; None for the setup and ``turn`` markers.
+
+    ``table`` is the referee's table model as :func:`tranca_sim.referee.walk` yields it
+    after the action (an extension names the meld's cards after it).  ``owed``, kept by the
+    caller across the actions of a deal, holds the red 3s laid and not replaced yet, so a
+    replacement draw says so (``draws AC to replace the red 3 3D``; 000 Gameplay 5, E4).
+    """
+    act, seat = a["act"], a.get("seat")
+    side = SIDES[seat % 2] if seat is not None else ""
+    if act == "red3":
+        if owed is not None and table.stock:  # replaced from the stock at once; none when it is empty
+            owed.append(a["card"])
+        return f"lays {a['card']} in side {side}'s red-3 area"
+    if act == "draw":
+        if owed:
+            return f"draws {a['card']} to replace the red 3 {owed.pop(0)}"
+        return f"draws {a['card']}"
+    if act == "take_pile":
+        return f"takes the pile: {a['n']} card{'s' * (a['n'] != 1)}, top {a['top']}"
+    if act == "meld":
+        return f"melds {' '.join(a['cards'])} as side {side} meld {a['meld']}"
+    if act == "extend":
+        cards = table.melds[seat % 2][a["meld"]].cards
+        return f"adds {a['card']} to side {side} meld {a['meld']} -> {cards_text(cards)}"
+    if act == "black3":
+        return f"lays the black-3 set {' '.join(a['cards'])} to go out"
+    if act == "morto":
+        how = "direct: plays on in this turn" if a["direct"] else "indirect: plays it from the next turn"
+        return f"takes side {side}'s morto ({how})"
+    if act == "discard":
+        return f"discards {a['card']} · {_pile_text(table)}"
+    if act == "go_out":
+        return "goes out (bater)" + (" em cima" if a["em_cima"] else "")
+    if act == "end":
+        who = f" by seat {a['out_seat']}" if a["reason"] == "went_out" else ""
+        return f"end of the deal: {a['reason']}{who}"
+    return None
+
+
+def canasta_tag(meld, rules) -> str:
+    """``"canasta limpa"`` (clean: no wild card), ``"canasta suja"`` (dirty) or ``""`` for a meld
+    of the referee's table model (000 Gameplay 8: a canasta is a meld of ``canasta_size`` cards)."""
+    if meld.kind != "set" or len(meld.cards) < rules.canasta_size:
+        return ""
+    return "canasta limpa" if meld.wilds == 0 else "canasta suja"
+
+
 def _final_table(log, table) -> list[str]:
     out = ["final table"]
     for side in range(2):
@@ -191,9 +217,8 @@ def _final_table(log, table) -> list[str]:
         name = strategy_label(log["strategies"][side])
         out.append(f"  side {SIDES[side]} ({name}): red 3s {red3}; morto {table.morto_state[side]}")
         for i, m in enumerate(melds):
-            tag = ""
-            if m.kind == "set" and len(m.cards) >= table.r.canasta_size:
-                tag = "  clean canasta" if m.wilds == 0 else "  dirty canasta"
+            tag = canasta_tag(m, table.r)
+            tag = f"  {tag} ({'clean' if 'limpa' in tag else 'dirty'})" if tag else ""
             out.append(f"    meld {i}: {cards_text(m.cards)}{tag}")
         for seat in (side, side + 2):
             out.append(f"    seat {seat} hand: {cards_text(_hand(table, seat))}")
@@ -223,44 +248,150 @@ def _card_svg(c: str, x: int, y: int) -> str:
     )
 
 
-def _row(label: str, cards, y: int, x0: int = 150) -> tuple[str, int]:
-    parts = [f'<text x="8" y="{y + 28}" font-size="13" font-family="sans-serif">{html.escape(label)}</text>']
+_TAGS = {
+    "canasta limpa": ("#1e8449", "clean: no wild card"),
+    "canasta suja": ("#b9770e", "dirty: with wilds"),
+}
+_FONT = "font-family='sans-serif'"
+
+
+def _row(label: str, cards, y: int, x0: int = 150, tag: str = "", bold: bool = False) -> tuple[str, int]:
+    weight = " font-weight='bold'" if bold else ""
+    parts = [f'<text x="8" y="{y + 28}" font-size="13" {_FONT}{weight}>{html.escape(label)}</text>']
     for i, c in enumerate(cards):
         parts.append(_card_svg(c, x0 + i * (_CW + _GAP), y))
+    if not cards:
+        parts.append(f'<text x="{x0}" y="{y + 28}" font-size="13" fill="#777" {_FONT}>no cards</text>')
+    if tag:
+        color, note = _TAGS[tag]
+        x = x0 + len(cards) * (_CW + _GAP) + 6
+        parts.append(
+            f'<g class="canasta"><rect x="{x}" y="{y + 12}" width="104" height="24" rx="12" fill="{color}"/>'
+            f'<text x="{x + 52}" y="{y + 28}" font-size="12" text-anchor="middle" fill="#ffffff" {_FONT}>'
+            f"{html.escape(tag)}</text><title>{html.escape(note)}</title></g>"
+        )
     return "".join(parts), _CH + 10
 
 
+def _walk_to(log: dict, turn: int):
+    """Play the log to the end of ``turn``: (table, caption, seat, actions of the turn, ended)."""
+    snap, caption, seat, ended = None, "", None, False
+    acts: list[str | None] = []
+    owed: list[str] = []
+    for _, a, table in walk(log):
+        if a["act"] == "turn" and a["turn"] == turn + 1:
+            break
+        if a["act"] == "turn" and a["turn"] == turn:
+            caption = f"after turn {turn} of {_who(log, a['seat'])}"
+            seat = a["seat"]
+        elif a["act"] == "end":
+            ended = True
+            if a["turn"] >= turn:  # the end marker follows the last turn
+                acts.append(action_text(log, a, table, owed))
+        elif a["act"] not in ("deal", "turn_up", "bury"):
+            text = action_text(log, a, table, owed)  # every action: keeps the red-3 replacements owed
+            if a.get("turn") == turn:
+                acts.append(text)
+        snap = table
+        if ended:
+            break
+    return snap, caption, seat, [x for x in acts if x], ended
+
+
+def score_so_far(table) -> dict:
+    """Both sides' score parts if the deal stopped now with nobody going out: melds, canasta
+    bonus, red 3s (+ with a canasta, - without), cards in both hands against, the morto
+    penalty if not taken (000 Gameplay 5, 8; 000 Scoring; :func:`tranca_sim.referee.score_side`).
+
+    A red 3 still in a hand (dealt, before its seat's first turn lays it) counts as laid, as
+    at the end of a deal (docs/engine-decisions.md E4).
+
+    Returns
+    -------
+    dict
+        ``{"A": parts, "B": parts}``, parts as :func:`~tranca_sim.referee.score_side` returns.
+    """
+    out = {}
+    for side in range(2):
+        held = [c for seat in (side, side + 2) for c in _hand(table, seat)]
+        red3 = [c for c in held if table.r.threes_special and c in ("3D", "3H")]
+        hand = [c for c in held if c not in red3]
+        out[SIDES[side]] = score_side(
+            [m.cards for m in table.melds[side]],
+            red3=len(table.red3[side]) + len(red3),
+            hand_cards=hand,
+            went_out=False,
+            morto_taken=table.morto_state[side] != "waiting",
+            rules=table.r,
+        )
+    return out
+
+
+def _score_html(log: dict, table, turn: int, ended: bool) -> str:
+    if ended:
+        res = log["result"]
+        caption, note = (
+            "Score at the end of the deal",
+            "the deal ended in this turn: these are its final scores",
+        )
+    else:
+        res = score_so_far(table)
+        caption = f"Score so far, after turn {turn}"
+        note = (
+            "as if the deal stopped now with nobody going out: cards in hand count against, "
+            "a morto not taken costs its penalty, a red 3 still in a hand counts as laid (E4)"
+        )
+    names = [html.escape(strategy_label(s)) for s in log["strategies"]]
+    rows = []
+    for key, label in _PARTS:
+        tag = "th" if key == "score" else "td"
+        rows.append(
+            f"<tr><{tag} style='text-align:left'>{html.escape(label)}</{tag}>"
+            + "".join(f"<{tag}>{int(res[s][key])}</{tag}>" for s in SIDES)
+            + "</tr>"
+        )
+    return (
+        "<div><table class='score' style='border-collapse:collapse;font-family:sans-serif;font-size:14px'>"
+        f"<caption style='text-align:left;font-weight:bold;padding-bottom:4px'>{html.escape(caption)}</caption>"
+        f"<tr><th></th><th>side A ({names[0]})</th><th>side B ({names[1]})</th></tr>"
+        + "".join(rows)
+        + f"</table><p style='font-size:12px;color:#555;max-width:360px'>{html.escape(note)}</p></div>"
+    )
+
+
 def table_html(log: dict, turn: int) -> str:
-    """A self-contained HTML page with an SVG drawing of the table at the end of ``turn``
-    (hands face up, both sides' melds, red 3s, the pile, stock and mortos), for a rule guide.
+    """A self-contained HTML page for a rule guide: an SVG drawing of the table at the end of
+    ``turn`` (hands face up, both sides' melds with their canasta limpa/suja marks, red 3s, the
+    pile, stock and mortos), the list of what happened in that turn, and the score table with
+    every part for both sides: the final score when the deal ended in that turn, else the score
+    so far (as if the deal stopped after the turn), saying which.
+
+    Canasta marks follow 000 Gameplay 8 (a canasta is 7 or more cards; limpa without a wild,
+    suja with one or two).
 
     Raises
     ------
     ValueError
         If the deal has no such turn.
     """
-    snap = None
-    caption = ""
-    for _, a, table in walk(log):
-        if a["act"] == "turn" and a["turn"] == turn + 1:
-            break
-        if a["act"] == "turn" and a["turn"] == turn:
-            caption = f"after turn {turn} of {_who(log, a['seat'])}"
-        snap = table
-        if a["act"] == "end":
-            break
     n_turns = sum(1 for a in log["actions"] if a["act"] == "turn")
     if not 0 <= turn < n_turns:
         raise ValueError(f"turn {turn} is not in deal {log['deal_index']} (turns 0..{n_turns - 1})")
-    t = snap
-    body, y = [], 10
+    t, caption, player, acts, ended = _walk_to(log, turn)
+    body, y, longest = [], 10, 20
     for seat in range(4):
-        svg, h = _row(f"seat {seat} ({SIDES[seat % 2]}) hand", sorted(_hand(t, seat), key=_key), y)
+        hand = sorted(_hand(t, seat), key=_key)
+        longest = max(longest, len(hand))
+        label = f"seat {seat} ({SIDES[seat % 2]}) hand" + (" ◀" if seat == player else "")
+        svg, h = _row(label, hand, y, bold=seat == player)
         body.append(svg)
         y += h
     for side in range(2):
         for i, m in enumerate(t.melds[side]):
-            svg, h = _row(f"side {SIDES[side]} meld {i}", sorted(m.cards, key=_key), y)
+            longest = max(longest, len(m.cards) + 3)
+            svg, h = _row(
+                f"side {SIDES[side]} meld {i}", sorted(m.cards, key=_key), y, tag=canasta_tag(m, t.r)
+            )
             body.append(svg)
             y += h
         if t.red3[side]:
@@ -273,18 +404,25 @@ def table_html(log: dict, turn: int) -> str:
     info = f"stock {len(t.stock)} cards · mortos: A {t.morto_state[0]}, B {t.morto_state[1]}" + (
         f" · pile locked by {t.locked_by()}" if t.locked_by() else ""
     )
-    body.append(
-        f'<text x="8" y="{y + 16}" font-size="13" font-family="sans-serif">{html.escape(info)}</text>'
-    )
+    body.append(f'<text x="8" y="{y + 16}" font-size="13" {_FONT}>{html.escape(info)}</text>')
     y += 30
-    width = 150 + 20 * (_CW + _GAP)
+    width = 150 + longest * (_CW + _GAP) + 20
     title = f"Tranca deal {log['deal_index']} ({log['preset']}, seed {log['master_seed']}), {caption}"
+    who = html.escape(caption.replace("after ", "", 1)) or f"turn {turn}"
+    items = "".join(f"<li>{html.escape(x)}</li>" for x in acts) or "<li>(nothing)</li>"
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>"
         + html.escape(title)
-        + "</title></head><body>\n<h3 style='font-family:sans-serif'>"
+        + "</title>\n<style>table.score td,table.score th{border:1px solid #bbb;padding:3px 10px;"
+        "text-align:right}</style></head><body>\n<h3 style='font-family:sans-serif'>"
         + html.escape(title)
-        + f"</h3>\n<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{y}'>"
+        + "</h3>\n<div style='display:flex;gap:48px;align-items:flex-start;font-family:sans-serif;"
+        "margin-bottom:12px'>\n"
+        + f"<div class='actions'><h4 style='margin:4px 0'>What happened in {who}</h4>"
+        + f"<ol style='margin:0;padding-left:22px;font-size:14px'>{items}</ol></div>\n"
+        + _score_html(log, t, turn, ended)
+        + "\n</div>\n"
+        + f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{y}'>"
         + "".join(body)
         + "</svg>\n</body></html>\n"
     )
