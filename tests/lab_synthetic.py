@@ -41,9 +41,15 @@ def spec(design: str = "duplicate", sweep: bool = False) -> dict:
         "seed": 7,
         "batch_deals": 200,
         "budget": 4000,
-        "stopping": {"method": "confidence sequence (test)", "target_half_width": 5.0, "alpha": 0.05},
-        "deals_played": 400,
-        "stopped_by": "budget",
+        "rule_options": {},
+        "stopping": {
+            "method": "confidence sequence (test)",
+            "half_width": 5.0,
+            "alpha": 0.05,
+            "sequential": True,
+        },
+        "deals_played": {lab: 400 for lab, _, _ in VARIANTS},
+        "stopped_by": {lab: "budget" for lab, _, _ in VARIANTS},
         "version": "0.1.0",
         "created": "2026-11-30T00:00:00+00:00",
         "sweep": sweep,
@@ -131,7 +137,8 @@ def deals(n_decks: int = 200, seed: int = 3) -> pl.DataFrame:
                 n_turns=rng.integers(20, 70, n_decks).repeat(2),
             )
             df = pl.DataFrame(cols).with_columns(
-                run_label=pl.lit(f"{lab}-{'ab'[swap]}"),
+                run_label=pl.lit(lab),
+                role=pl.lit(("ab", "ba")[swap]),
                 strategy=pl.Series(np.where(is_var, s, BASE)),
                 is_variant=pl.Series(is_var),
             )

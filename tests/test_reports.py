@@ -55,7 +55,7 @@ def test_report_md_states_question_design_and_tip_table(synthetic_report):
         assert part in md
     assert "Holm" in md and "Benjamini-Hochberg" in md and "duplicate deals" in md
     assert "0.60-0.68" in md  # var_ratio_design of the synthetic table: 0.60 .. 0.68
-    assert "stopped by: budget" in md and "confidence sequence (test)" in md
+    assert "stopped by: budget (5 variants)" in md and "confidence sequence (test)" in md
     rows = [r for r in md.splitlines() if r.startswith("| ") and "[" in r and "pp" in r]
     assert len(rows) == data.comparison.height
     # sorted by effect, largest gain first: +12 (safe_discard=0) ... -40 (wild_reserve=1)

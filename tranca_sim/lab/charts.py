@@ -86,7 +86,7 @@ def _empty(ax, message: str) -> None:
 
 
 # ---- forest plot -----------------------------------------------------------------------
-def forest_plot(comparison: pl.DataFrame, info: ChartInfo) -> Figure:
+def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = None) -> Figure:
     """Forest plot: each variant's mean score difference against the baseline with its 95%
     interval, sorted by effect, a zero line, Holm-significant variants in red.
 
@@ -95,6 +95,8 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo) -> Figure:
     comparison : polars.DataFrame
         :func:`tranca_sim.lab.tables.comparison_table` (columns ``variant, mean, lo, hi,
         holm_significant, n_units, unit`` used).
+    family : int, optional
+        Number of comparisons the Holm correction ran over (default: the rows drawn).
     """
     c = comparison.sort("mean")
     n = c.height
@@ -149,8 +151,9 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo) -> Figure:
         handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.5 / fig.get_figheight() - 0.1),
         ncol=2, fontsize=8, frameon=False,
     )  # fmt: skip
+    fam = n if family is None else family
     _title(
-        ax, title, f"mean over {units}s with 95% interval; Holm-adjusted p < 0.05 over all {n} tips in red"
+        ax, title, f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {fam} comparisons"
     )
     return fig
 
@@ -207,7 +210,10 @@ def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
         Line2D([], [], color=_SIG, marker="D", ls="", label="mean"),
         Line2D([], [], color="#1b4f72", lw=1.5, label="box: quartiles and median; whiskers: 5% and 95%"),
     ]
-    ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
+    ax.legend(
+        handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.5 / fig.get_figheight() - 0.1),
+        ncol=2, fontsize=8, frameon=False,
+    )  # fmt: skip
     _title(ax, title, "every deal counts once per side the strategy played; shaded: density of the scores")
     return fig
 

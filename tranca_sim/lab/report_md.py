@@ -170,22 +170,27 @@ _CHART_TEXT = {
 }
 
 
-def render_markdown(data, chart_names: list[str], scores: pl.DataFrame, ends: pl.DataFrame) -> str:
+def render_markdown(
+    data, chart_names: list[str], scores: pl.DataFrame, ends: pl.DataFrame, tips: pl.DataFrame
+) -> str:
     """``report.md``: question, design, tip table, charts, other tables, how to regenerate."""
     spec, comp = data.spec, data.comparison
+    base = data.baseline_label.removesuffix(" (baseline)")
     name = _get(spec, "name", default=data.dir.name)
     title = _get(spec, "title", default=f"Experiment {name}")
     design = str(_get(spec, "design", default="duplicate"))
     unit = comp["unit"][0] if comp.height and "unit" in comp.columns else "deck"
-    stop = _get(spec, "stopping", "stop", default={}) or {}
-    method = _get(stop, "method", "name", default=None) if isinstance(stop, dict) else str(stop)
-    target = (
-        _get(stop, "target_half_width", "half_width", "target", default=None)
-        if isinstance(stop, dict)
-        else None
-    )
+    stop = _get(spec, "stopping", default={}) or {}
+    method = stop.get("method") if isinstance(stop, dict) else None
+    sequential = bool(stop.get("sequential", method is not None)) if isinstance(stop, dict) else False
+    target = stop.get("half_width") if isinstance(stop, dict) else None
     stopped_by = _get(spec, "stopped_by", default=None)
-    budget = _get(spec, "budget", "deal_budget", default=None)
+    if isinstance(stopped_by, dict):
+        counts: dict[str, int] = {}
+        for v in stopped_by.values():
+            counts[str(v)] = counts.get(str(v), 0) + 1
+        stopped_by = ", ".join(f"{k} ({n} variant{'s' * (n != 1)})" for k, n in sorted(counts.items()))
+    budget = _get(spec, "budget", default=None)
     out = [f"# {title}", ""]
     out += [
         "## Question",
@@ -194,31 +199,41 @@ def render_markdown(data, chart_names: list[str], scores: pl.DataFrame, ends: pl
         "",
     ]
     out += ["## Design", ""]
+    full = _get(spec, "baseline", default="?")
     out.append(
-        f"- **Preset:** {_get(spec, 'preset', default='?')}; baseline `{_get(spec, 'baseline', default='?')}`."
+        f"- **Preset:** {_get(spec, 'preset', default='?')}"
+        + "".join(f", {k}={v}" for k, v in (_get(spec, "rule_options", default={}) or {}).items())
+        + f"; baseline `{base}`"
+        + (f" (in full `{full}`)" if full != base else "")
+        + "."
     )
     out.append(f"- **Design:** {DESIGNS.get(design, design)}.")
     if design == "fixed-opponent":
         out.append(f"- **Opponent:** `{_get(spec, 'opponent', default='?')}`.")
     out.append(f"- **Unit:** one {unit}; {_deals_text(comp)}; seed {_get(spec, 'seed', default='?')}.")
-    out.append(
-        "- **Interval:** 95% confidence interval of the mean difference per "
-        + unit
-        + (f" ({method}, valid under repeated looks)" if method else " (Student t)")
-        + "."
-    )
+    if comp.height and "interval" in comp.columns and comp["interval"][0]:
+        interval = str(comp["interval"][0])
+    elif sequential and method:
+        interval = f"95% {method} (valid under repeated looks)"
+    else:
+        interval = "95% Student t interval (fixed number of deals)"
+    out.append(f"- **Interval:** {interval}, of the mean difference per {unit}.")
     out.append(
         "- **Many variants:** p-values adjusted with Holm's step-down method (family-wise error 5% over "
         f"all {comp.height} variants); Benjamini-Hochberg adjusted p-values as a screening column."
     )
-    stop_txt = "fixed number of deals"
-    if method:
+    if sequential:
         stop_txt = f"batches until the interval half-width is below {_f(target, '.1f')} points per deal"
-        stop_txt += f" or the budget of {_int(budget)} deals is spent" if budget else ""
+        stop_txt += f" or the budget of {_int(budget)} deals per variant is spent" if budget else ""
+        stop_txt += f" ({method})" if method else ""
         stop_txt += f"; stopped by: {stopped_by}" if stopped_by else ""
+    else:
+        stop_txt = "none: every variant played its fixed number of deals"
+        stop_txt += f" ({_int(budget)})" if budget else ""
     out.append(f"- **Stopping rule:** {stop_txt}.")
     if comp.height and "var_ratio_design" in comp.columns:
-        vr = [v for v in comp["var_ratio_design"].to_list() if v is not None and not math.isnan(v)]
+        # a variant identical to the baseline has no variance at all: left out
+        vr = [v for v in comp["var_ratio_design"].to_list() if v is not None and not math.isnan(v) and v > 0]
         if vr:
             rng = (
                 f"{min(vr):.2f}"
@@ -240,10 +255,27 @@ def render_markdown(data, chart_names: list[str], scores: pl.DataFrame, ends: pl
         "",
         "## Tip table",
         "",
-        f"Variant minus baseline `{_get(spec, 'baseline', default='?')}`, sorted by effect; points per deal.",
+        (
+            f"Variant minus baseline `{base}`, sorted by effect; points per deal. Holm over all "
+            f"{comp.height} comparisons of the experiment."
+        ),
         "",
-        tip_table_markdown(comp),
+        tip_table_markdown(tips),
     ]
+    if data.sweep is not None and data.sweep.height:
+        sw = data.sweep.with_columns(ci=pl.format("[{}, {}]", pl.col("lo").round(1), pl.col("hi").round(1)))
+        out += [
+            "## Sweep table",
+            "",
+            f"Variant minus baseline `{base}` at each value of the swept parameter; Holm over the sweep's points.",
+            "",
+            _table(
+                sw,
+                {"param": "parameter", "value": "value", "n_units": "units", "mean": "mean diff (points/deal)",
+                 "ci": "95% interval", "p_value": "p", "p_holm": "p Holm"},
+                {"value": "g", "mean": "+.1f", "p_value": ".4f", "p_holm": ".4f"},
+            ),
+        ]  # fmt: skip
     out += ["## Charts", ""]
     for c in chart_names:
         head, text = _CHART_TEXT[c]

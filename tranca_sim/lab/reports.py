@@ -98,7 +98,7 @@ class ReportData:
             if self.comparison.height
             else self.spec.get("baseline", "baseline")
         )
-        return f"{b} (baseline)"
+        return f"{short_strategy(b)} (baseline)"
 
 
 # ---- loading ------------------------------------------------------------------------
@@ -133,29 +133,48 @@ def _tables():
     return experiment, tables
 
 
+def short_strategy(text: str) -> str:
+    """A strategy text without the parameters left at their defaults:
+    ``"basic:take_pile_min=1,wild_reserve=0,...,wild_melds=1"`` -> ``"basic"``,
+    ``"basic:go_out=0,..."`` -> ``"basic:go_out=0"``.  Unknown strategies are returned as given."""
+    name, _, params = str(text).partition(":")
+    if not params:
+        return name
+    try:
+        from strategies import list_strategies
+
+        defaults = {n: dict(zip(p, d)) for n, _, p, d in list_strategies()}[name]
+        kept = []
+        for item in params.split(","):
+            k, _, v = item.partition("=")
+            if k.strip() not in defaults or float(v) != float(defaults[k.strip()]):
+                kept.append(item.strip())
+    except (ImportError, KeyError, ValueError):
+        return str(text)
+    return name + (":" + ",".join(kept) if kept else "")
+
+
 def _label_deals(deals: pl.DataFrame, comparison: pl.DataFrame, spec: dict) -> pl.DataFrame:
+    """Add ``label``: the variant's label for the variant's rows, ``"<baseline> (baseline)"`` for
+    the baseline's, ``"opponent: <strategy>"`` for the fixed opponent's (side B of every run of
+    the fixed-opponent design)."""
     names = dict(zip(comparison["strategy"].to_list(), comparison["variant"].to_list()))
+    labels = set(comparison["variant"].to_list())
     base = comparison["baseline"][0] if comparison.height else str(spec.get("baseline", "baseline"))
-    base_text = str(spec.get("baseline", base))
-    others = sorted(set(deals.filter(~pl.col("is_variant"))["strategy"].to_list()) - {base_text, base})
-    opponent = str(spec.get("opponent") or "")
-
-    def label(strategy: str, is_variant: bool) -> str:
-        if is_variant:
-            return names.get(strategy, strategy)
-        if strategy in (base_text, base) or (not others or strategy not in others):
-            return f"{base} (baseline)"
-        if len(others) == 1 and strategy != opponent and opponent:
-            return f"{base} (baseline)"
-        return f"opponent: {strategy}"
-
-    pairs = deals.select("strategy", "is_variant").unique()
-    lab = pairs.with_columns(
-        label=pl.struct("strategy", "is_variant").map_elements(
-            lambda r: label(r["strategy"], bool(r["is_variant"])), return_dtype=pl.String
-        )
+    base = short_strategy(base)
+    if "run_label" in deals.columns:
+        var = pl.when(pl.col("run_label").is_in(list(labels))).then(pl.col("run_label"))
+        var = var.otherwise(pl.col("strategy").replace(names))
+    else:
+        var = pl.col("strategy").replace(names)
+    opponent = (pl.col("side") == 1) if spec.get("design") == "fixed-opponent" else pl.lit(False)
+    return deals.with_columns(
+        label=pl.when(pl.col("is_variant"))
+        .then(var)
+        .when(opponent)
+        .then(pl.lit("opponent: ") + pl.col("strategy").map_elements(short_strategy, return_dtype=pl.String))
+        .otherwise(pl.lit(f"{base} (baseline)"))
     )
-    return deals.join(lab, on=["strategy", "is_variant"], how="left")
 
 
 def load_report_data(out_dir) -> ReportData:
@@ -363,6 +382,17 @@ def red3_table(exp, backend: str = "polars"):
 
 
 # ---- the report -----------------------------------------------------------------------
+def tip_rows(data: ReportData) -> pl.DataFrame:
+    """The comparison rows of the tips (variants), without the sweep's grid points (drawn in the
+    sweep chart); all rows when the experiment is only a sweep."""
+    c = data.comparison
+    if data.sweep is None or "param" not in c.columns:
+        return c
+    params = set(data.sweep["param"].to_list())
+    tips = c.filter(pl.col("param").is_null() | ~pl.col("param").is_in(list(params)))
+    return tips if tips.height else c
+
+
 def write_report(out_dir, data: ReportData | None = None) -> list[Path]:
     """Write ``report.md`` and every chart (PNG and SVG) into the experiment directory.
 
@@ -392,7 +422,7 @@ def write_report(out_dir, data: ReportData | None = None) -> list[Path]:
     d = Path(out_dir)
     info = charts.ChartInfo(footnote(data), data.baseline_label)
     figures = {
-        "tip_effects": charts.forest_plot(data.comparison, info),
+        "tip_effects": charts.forest_plot(tip_rows(data), info, family=data.comparison.height),
         "score_distribution": charts.score_distribution_plot(
             _in_order(data.deals.select("label", "score"), _order(data)), info
         ),
@@ -405,7 +435,7 @@ def write_report(out_dir, data: ReportData | None = None) -> list[Path]:
     written: list[Path] = []
     for name, fig in figures.items():
         written += charts.save_figure(fig, d, name)
-    md = render_markdown(data, list(figures), score_table(data), end_reason_table(data))
+    md = render_markdown(data, list(figures), score_table(data), end_reason_table(data), tip_rows(data))
     path = d / "report.md"
     with atomic_output(path, force=True) as tmp, writing(path):
         tmp.write_text(md, encoding="utf-8")
