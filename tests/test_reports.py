@@ -186,3 +186,95 @@ def test_cli_report_bad_dir(tmp_path, capsys, setup, message):
     assert re.fullmatch(r"tranca-sim: error: [^\n]+\n", err) and message in err
     if d.is_dir():
         assert not (d / "report.md").exists()
+
+
+# ---- a real experiment directory (tranca_sim.lab.experiment) ----------------------------------
+REAL = """
+name = "mini"
+title = "Two tips, a quick look"
+question = "Do wild_reserve and safe_discard change the score per deal of basic?"
+baseline = "basic"
+seed = 5
+batch = 200
+budget = 200
+[[variants]]
+label = "wild in reserve"
+strategy = "basic:wild_reserve=1"
+[[variants]]
+label = "no safe discards"
+strategy = "basic:safe_discard=0"
+[sweep]
+strategy = "basic"
+param = "take_pile_min"
+grid = [1, 3]
+"""
+
+
+@pytest.fixture(scope="module")
+def real_dir(tmp_path_factory):
+    from tranca_sim.lab.experiment import run_experiment
+
+    d = tmp_path_factory.mktemp("real")
+    (d / "mini.toml").write_text(REAL)
+    run_experiment(d / "mini.toml", d / "out", progress=False, report=False)
+    return d / "out"
+
+
+def test_cli_report_of_a_real_experiment(real_dir, capsys):
+    assert not (real_dir / "report.md").exists()
+    assert main(["report", str(real_dir)]) == 0
+    assert "report.md and 6 charts" in capsys.readouterr().out
+    md = (real_dir / "report.md").read_text()
+    for c in CHARTS:
+        _valid_png(real_dir / f"{c}.png")
+        _valid_svg(real_dir / f"{c}.svg")
+        assert f"]({c}.png)" in md
+    assert "Two tips, a quick look" in md and "## Sweep table" in md
+    tip_rows = [r for r in md.split("## Tip table")[1].split("##")[0].splitlines() if r.startswith("| ")]
+    assert [r.split(" | ")[0] for r in tip_rows[1:]] in (
+        ["| wild in reserve", "| no safe discards"],
+        ["| no safe discards", "| wild in reserve"],
+    )
+    before = {p.name: p.read_bytes() for p in real_dir.iterdir() if p.is_file()}
+    assert main(["report", str(real_dir)]) == 0  # regenerating gives the same bytes
+    after = {p.name: p.read_bytes() for p in real_dir.iterdir() if p.is_file()}
+    assert before == after
+
+
+def test_report_tables_of_a_real_experiment(real_dir):
+    d = reports.load_report_data(real_dir)
+    labels = set(d.deals["label"])
+    assert labels == {
+        "basic (baseline)",
+        "wild in reserve",
+        "no safe discards",
+        "take_pile_min=1",
+        "take_pile_min=3",
+    }
+    # duplicate design: every deal of a variant's two runs has one variant row and one baseline row
+    assert d.deals.filter(pl.col("is_variant")).height == d.deals.filter(~pl.col("is_variant")).height
+    m = reports.morto_turn_table(d)
+    assert m["n"].sum() == d.deals.height  # no opponent rows to leave out in this design
+    e = reports.end_reason_table(d, backend="pandas")
+    assert set(e.label) == labels
+    s = reports.score_table(d)
+    wild = s.filter(pl.col("label") == "wild in reserve")["mean"][0]
+    rows = d.deals.filter(pl.col("label") == "wild in reserve")
+    assert wild == pytest.approx(rows["score"].mean())
+
+
+def test_cli_report_of_a_damaged_run_file(real_dir, tmp_path, capsys):
+    import shutil
+
+    d = tmp_path / "copy"
+    shutil.copytree(real_dir, d)
+    run = min((d / "runs").glob("*.parquet"))
+    run.write_bytes(run.read_bytes()[: run.stat().st_size // 2])
+    for f in ("report.md", "tip_effects.png"):
+        (d / f).unlink(missing_ok=True)
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(d)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"tranca-sim: error: [^\n]+\n", err) and run.name in err
+    assert not (d / "report.md").exists() and not (d / "tip_effects.png").exists()
