@@ -87,12 +87,22 @@ def _pct(x) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
 
 
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
 def tip_table_markdown(comparison: pl.DataFrame) -> str:
-    """The tip table as Markdown, variants sorted by effect (largest gain first)."""
+    """The tip table as Markdown, variants sorted by effect (largest gain first); a ``tip``
+    column with the experiment file's note (the tip and its seed) when the variants have one."""
+    notes = "note" in comparison.columns and comparison["note"].drop_nulls().len() > 0
     head = (
-        "| variant | mean diff (points/deal) | 95% interval | p | p Holm | p BH | Holm-significant "
+        "| variant |"
+        + (" tip |" if notes else "")
+        + " mean diff (points/deal) | 95% interval | p | p Holm | p BH | Holm-significant "
         "| deal-win share diff | going out: variant / baseline | match-win probability | units |\n"
-        "|---|---:|---|---:|---:|---:|:---:|---:|---|---|---:|\n"
+        + "|---|"
+        + ("---|" if notes else "")
+        + "---:|---|---:|---:|---:|:---:|---:|---|---|---:|\n"
     )
     rows = []
     for r in comparison.sort("mean", descending=True).iter_rows(named=True):
@@ -102,9 +112,11 @@ def tip_table_markdown(comparison: pl.DataFrame) -> str:
             if mw is None
             else f"{_pct(mw)} [{_pct(r.get('match_win_lo'))}, {_pct(r.get('match_win_hi'))}]"
         )
+        tip = f" {_cell(r.get('note') or '')} |" if notes else ""
         rows.append(
-            f"| {r['variant']} | {_f(r['mean'])} | [{_f(r['lo'])}, {_f(r['hi'])}] | {_p(r['p_value'])} "
-            f"| {_p(r['p_holm'])} | {_p(r.get('p_bh'))} | {'yes' if r['holm_significant'] else 'no'} "
+            f"| {_cell(r['variant'])} |{tip} {_f(r['mean'])} | [{_f(r['lo'])}, {_f(r['hi'])}] "
+            f"| {_p(r['p_value'])} | {_p(r['p_holm'])} | {_p(r.get('p_bh'))} "
+            f"| {'yes' if r['holm_significant'] else 'no'} "
             f"| {_f(100 * r['win_share_diff'] if r.get('win_share_diff') is not None else None, '+.1f')} pp "
             f"(p {_p(r.get('win_p'))}) | {_pct(r.get('going_out_variant'))} / {_pct(r.get('going_out_baseline'))} "
             f"| {match} | {_int(r['n_units'])} |"
