@@ -136,22 +136,11 @@ def _tables():
 def short_strategy(text: str) -> str:
     """A strategy text without the parameters left at their defaults:
     ``"basic:take_pile_min=1,wild_reserve=0,...,wild_melds=1"`` -> ``"basic"``,
-    ``"basic:go_out=0,..."`` -> ``"basic:go_out=0"``.  Unknown strategies are returned as given."""
-    name, _, params = str(text).partition(":")
-    if not params:
-        return name
-    try:
-        from strategies import list_strategies
+    ``"basic:go_out=0,..."`` -> ``"basic:go_out=0"`` (the replay's
+    :func:`tranca_sim.replay.strategy_label`); a text this version cannot resolve is shown as given."""
+    from ..replay import strategy_label
 
-        defaults = {n: dict(zip(p, d)) for n, _, p, d in list_strategies()}[name]
-        kept = []
-        for item in params.split(","):
-            k, _, v = item.partition("=")
-            if k.strip() not in defaults or float(v) != float(defaults[k.strip()]):
-                kept.append(item.strip())
-    except (ImportError, KeyError, ValueError):
-        return str(text)
-    return name + (":" + ",".join(kept) if kept else "")
+    return strategy_label(str(text))
 
 
 def _label_deals(deals: pl.DataFrame, comparison: pl.DataFrame, spec: dict) -> pl.DataFrame:
