@@ -120,8 +120,8 @@ def test_morto_turn_table_bins_and_never_taken(synthetic_report):
     never = t.filter(pl.col("bin") == "never taken")
     for lab, n in never.select("label", "n").rows():
         assert n == d.filter((pl.col("label") == lab) & (pl.col("morto_turn") < 0)).height
-    # 6 strategies > MAX_SERIES: the variants are pooled beside the baseline
-    assert set(t["label"]) == {"basic (baseline)", reports.POOLED}
+    # 6 strategies > MAX_SERIES = 4: the baseline and the 3 largest effects (-40, -20, +12)
+    assert set(t["label"]) == {"basic (baseline)", "wild_reserve=1", "take_pile_min=3", "safe_discard=0"}
     # a bin's mean is the plain mean of its deals
     r = t.filter(pl.col("bin_order") == 0).row(0, named=True)
     sel = d.filter(
@@ -201,8 +201,8 @@ budget = 200
 label = "wild in reserve"
 strategy = "basic:wild_reserve=1"
 [[variants]]
-label = "no safe discards"
-strategy = "basic:safe_discard=0"
+label = "safe discards"
+strategy = "basic:safe_discard=1"
 [sweep]
 strategy = "basic"
 param = "take_pile_min"
@@ -232,8 +232,8 @@ def test_cli_report_of_a_real_experiment(real_dir, capsys):
     assert "Two tips, a quick look" in md and "## Sweep table" in md
     tip_rows = [r for r in md.split("## Tip table")[1].split("##")[0].splitlines() if r.startswith("| ")]
     assert [r.split(" | ")[0] for r in tip_rows[1:]] in (
-        ["| wild in reserve", "| no safe discards"],
-        ["| no safe discards", "| wild in reserve"],
+        ["| wild in reserve", "| safe discards"],
+        ["| safe discards", "| wild in reserve"],
     )
     before = {p.name: p.read_bytes() for p in real_dir.iterdir() if p.is_file()}
     assert main(["report", str(real_dir)]) == 0  # regenerating gives the same bytes
@@ -247,14 +247,18 @@ def test_report_tables_of_a_real_experiment(real_dir):
     assert labels == {
         "basic (baseline)",
         "wild in reserve",
-        "no safe discards",
+        "safe discards",
         "take_pile_min=1",
         "take_pile_min=3",
     }
     # duplicate design: every deal of a variant's two runs has one variant row and one baseline row
     assert d.deals.filter(pl.col("is_variant")).height == d.deals.filter(~pl.col("is_variant")).height
     m = reports.morto_turn_table(d)
-    assert m["n"].sum() == d.deals.height  # no opponent rows to leave out in this design
+    # 5 strategies > MAX_SERIES = 4: the variant with the smallest |effect| is not drawn
+    smallest = "take_pile_min=1"  # the baseline's own setting: a difference of exactly 0
+    assert d.comparison.filter(pl.col("variant") == smallest)["mean"][0] == 0
+    assert set(m["label"]) == labels - {smallest}
+    assert m["n"].sum() == d.deals.filter(pl.col("label") != smallest).height
     e = reports.end_reason_table(d, backend="pandas")
     assert set(e.label) == labels
     s = reports.score_table(d)
@@ -278,3 +282,20 @@ def test_cli_report_of_a_damaged_run_file(real_dir, tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.fullmatch(r"tranca-sim: error: [^\n]+\n", err) and run.name in err
     assert not (d / "report.md").exists() and not (d / "tip_effects.png").exists()
+
+
+def test_readme_chart_and_example_report_are_committed():
+    """The README's Reports section embeds a chart of the committed example, whose report.md
+    references every chart file it has."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    images = re.findall(r"!\[[^\]]*\]\((reports/[^)]+\.png)\)", readme)
+    assert images and all((root / p).is_file() for p in images)
+    ex = root / "reports" / "example"
+    md = (ex / "report.md").read_text()
+    for png in re.findall(r"\]\(([a-z0-9_]+\.png)\)", md):
+        _valid_png(ex / png)
+        _valid_svg(ex / png.replace(".png", ".svg"))
+    assert len(list((ex / "runs").glob("*.parquet"))) >= 2

@@ -64,19 +64,23 @@ class ChartInfo:
     baseline: str = "baseline"
 
 
-def _figure(height: float, info: ChartInfo) -> Figure:
+def _figure(height: float, info: ChartInfo, legend_in: float = 0.0) -> Figure:
+    """A figure with the footnote at the bottom; ``legend_in`` inches above it are kept free
+    for a figure legend (see :func:`_figure_legend`)."""
     fig = Figure(figsize=(WIDTH, height), layout="constrained")
     FigureCanvasAgg(fig)
-    fig.get_layout_engine().set(rect=(0, _FOOT_IN / height, 1, 1 - _FOOT_IN / height))
-    text = "\n".join(textwrap.wrap(info.footnote, 125)) or " "
+    bottom = (_FOOT_IN + legend_in) / height
+    fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
+    text = "\n".join(textwrap.wrap(info.footnote, 150)) or " "
     fig.text(0.01, 0.012, text, fontsize=7, color="#555555", ha="left", va="bottom")
     return fig
 
 
 def _title(ax, title: str, subtitle: str = "") -> None:
-    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=11, loc="left", pad=16 if subtitle else 6)
-    if subtitle:
-        ax.text(0, 1.01, subtitle, transform=ax.transAxes, fontsize=8, color="#444444", va="bottom")
+    lines = textwrap.wrap(subtitle, 120)
+    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=11, loc="left", pad=6 + 10 * len(lines))
+    if lines:
+        ax.text(0, 1.01, "\n".join(lines), transform=ax.transAxes, fontsize=8, color="#444444", va="bottom")
 
 
 def _empty(ax, message: str) -> None:
@@ -281,11 +285,19 @@ def _binned(ax, table: pl.DataFrame, xcol: str, order: list) -> None:
     ax.set_xticks(x0, [str(v) for v in order])
     ax.grid(axis="y", color="#eeeeee", lw=0.6)
     ax.set_axisbelow(True)
-    if labels:
-        ax.legend(fontsize=8, framealpha=0.9, loc="best")
 
 
-def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo) -> Figure:
+def _series_legend(fig: Figure, ax, x: float = 0.5) -> None:
+    """One legend for the strategies, under the axes' x label (never over the data)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(
+            handles, labels, loc="upper center", bbox_to_anchor=(x, -0.5 / fig.get_figheight() - 0.1),
+            ncol=min(4, len(handles)), fontsize=8, frameon=False,
+        )  # fmt: skip
+
+
+def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo, note: str = "") -> Figure:
     """Mean final score by the turn the side took its morto (binned), with 95% intervals;
     "never taken" is its own category at the right.
 
@@ -293,11 +305,14 @@ def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo) -> Figure:
     ----------
     morto : polars.DataFrame
         :func:`tranca_sim.lab.reports.morto_turn_table`.
+    note : str
+        Said after the subtitle (e.g. which strategies are drawn).
     """
     fig = _figure(4.6, info)
     ax = fig.add_subplot()
     order = morto.select("bin", "bin_order").unique().sort("bin_order")["bin"].to_list()
     _binned(ax, morto, "bin", order)
+    _series_legend(fig, ax)
     if order and order[-1] == "never taken":
         ax.axvline(len(order) - 1.5, color="#999999", lw=0.8, ls=":")
     ax.tick_params(axis="x", labelsize=8)
@@ -306,12 +321,13 @@ def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo) -> Figure:
     _title(
         ax,
         "Final score by when the side took its morto",
-        "observational: an early pickup often just means a better hand; a morto never taken costs 100",
+        "observational: an early pickup often just means a better hand; a morto never taken costs 100"
+        + (f"; {note}" if note else ""),
     )
     return fig
 
 
-def red3_plot(red3: pl.DataFrame, info: ChartInfo) -> Figure:
+def red3_plot(red3: pl.DataFrame, info: ChartInfo, note: str = "") -> Figure:
     """Mean final score by the number of red 3s the side laid down, in two panels: the side
     made a canasta (red 3s count +100 each) or not (-100 each, 000 Scoring).
 
@@ -319,8 +335,10 @@ def red3_plot(red3: pl.DataFrame, info: ChartInfo) -> Figure:
     ----------
     red3 : polars.DataFrame
         :func:`tranca_sim.lab.reports.red3_table`.
+    note : str
+        Said under the title (e.g. which strategies are drawn).
     """
-    fig = _figure(4.4, info)
+    fig = _figure(4.7, info, legend_in=0.3)
     axes = fig.subplots(1, 2, sharey=True)
     order = sorted(red3["red3_count"].unique().to_list()) or [0]
     for ax, has, name in ((axes[0], True, "side made a canasta"), (axes[1], False, "side made no canasta")):
@@ -328,8 +346,15 @@ def red3_plot(red3: pl.DataFrame, info: ChartInfo) -> Figure:
         _binned(ax, t, "red3_count", order)
         ax.set_xlabel("red 3s of the side (count)")
         ax.set_title(name, fontsize=9, loc="left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:  # a figure legend in the space kept free above the footnote, outside the layout
+        fig.legend(
+            handles, labels, loc="lower center", bbox_to_anchor=(0.5, _FOOT_IN / fig.get_figheight()),
+            ncol=min(4, len(handles)), fontsize=8, frameon=False,
+        )  # fmt: skip
     axes[0].set_ylabel("final score of the side\n(points per deal, mean and 95% interval)")
-    fig.suptitle("Final score by the number of red 3s the side held", fontsize=11, x=0.01, ha="left")
+    title = "Final score by the number of red 3s the side held" + (f"\n({note})" if note else "")
+    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
     return fig
 
 

@@ -341,7 +341,8 @@ def render_markdown(
         "Run the experiment again (plays every deal):",
         "",
         "```sh",
-        f"tranca-sim experiment experiments/{name}.toml --out {data.dir.as_posix()}",
+        f"tranca-sim experiment {_get(spec, 'source', default=f'experiments/{name}.toml')} "
+        f"--out {data.dir.as_posix()}" + (f" --deals {spec['deals_cap']}" if spec.get("deals_cap") else ""),
         "```",
         "",
         "Tables from Python:",

@@ -56,10 +56,9 @@ __all__ = [
     "write_report",
 ]
 
-#: most strategies drawn as separate series in the morto and red-3 charts; with more, the
-#: variants are pooled into one series beside the baseline
+#: most strategies drawn as series in the morto and red-3 charts: the baseline and, when there
+#: are more variants, the MAX_SERIES - 1 with the largest effects (absolute mean difference)
 MAX_SERIES = 4
-POOLED = "all variants (pooled)"
 
 
 class ReportError(ValueError):
@@ -238,12 +237,18 @@ def _in_order(df: pl.DataFrame, order: list[str], *by: str) -> pl.DataFrame:
 
 
 def _series(data: ReportData) -> pl.DataFrame:
-    """Deals of the baseline and variants, the variants pooled when there are more than MAX_SERIES."""
+    """Deals of the baseline and of the variants drawn as series: all of them when there are at
+    most :data:`MAX_SERIES` strategies, else the ``MAX_SERIES - 1`` variants with the largest
+    absolute effect (the fixed opponent's deals are left out)."""
     d = data.deals.filter(~pl.col("label").str.starts_with("opponent: "))
     if d["label"].n_unique() > MAX_SERIES:
-        d = d.with_columns(
-            label=pl.when(pl.col("is_variant")).then(pl.lit(POOLED)).otherwise(pl.col("label"))
+        keep = (
+            data.comparison.with_columns(_abs=pl.col("mean").abs())
+            .sort("_abs", descending=True)["variant"]
+            .head(MAX_SERIES - 1)
+            .to_list()
         )
+        d = d.filter(~pl.col("is_variant") | pl.col("label").is_in(keep))
     return d
 
 
@@ -293,7 +298,8 @@ def _morto_edges(turns: np.ndarray) -> list[int]:
 def morto_turn_table(exp, backend: str = "polars"):
     """Mean final score by the turn the side took its morto.
 
-    Columns: ``label`` (strategy, variants pooled when more than :data:`MAX_SERIES`),
+    Columns: ``label`` (the baseline and the variants with the largest effects, at most
+    :data:`MAX_SERIES` strategies),
     ``bin`` (``"0-7"``, ..., ``"56+"``, ``"never taken"``), ``bin_order`` (int),
     ``turn_lo``, ``turn_hi`` (inclusive turn range; -1 for never), ``n`` (side-deals),
     ``share`` (of the label's side-deals), ``mean_score``, ``sd``, ``lo``, ``hi`` (95% t
@@ -325,7 +331,7 @@ def morto_turn_table(exp, backend: str = "polars"):
             "label", "bin", "bin_order", "turn_lo", "turn_hi", "n", "share", "mean_score", "sd", "lo", "hi"
         )
     )
-    return _out(_in_order(t, _order(data) + [POOLED], "bin_order"), backend)
+    return _out(_in_order(t, _order(data), "bin_order"), backend)
 
 
 def end_reason_table(exp, backend: str = "polars"):
@@ -367,7 +373,7 @@ def red3_table(exp, backend: str = "polars"):
     d = _series(data).with_columns(has_canasta=(pl.col("canastas_clean") + pl.col("canastas_dirty")) > 0)
     t = _mean_ci(d, ["label", "has_canasta", "red3_count"])
     t = t.select("label", "has_canasta", "red3_count", "n", "mean_score", "sd", "lo", "hi")
-    return _out(_in_order(t, _order(data) + [POOLED], pl.col("has_canasta").not_(), "red3_count"), backend)
+    return _out(_in_order(t, _order(data), pl.col("has_canasta").not_(), "red3_count"), backend)
 
 
 # ---- the report -----------------------------------------------------------------------
@@ -418,9 +424,15 @@ def write_report(out_dir, data: ReportData | None = None) -> list[Path]:
     }
     if data.sweep is not None and data.sweep.height:
         figures["sweep"] = charts.sweep_plot(data.sweep, info)
-    figures["morto_turn"] = charts.morto_turn_plot(morto_turn_table(data), info)
+    n_strategies = data.deals.filter(~pl.col("label").str.starts_with("opponent: "))["label"].n_unique()
+    note = (
+        f"drawn: the baseline and the {MAX_SERIES - 1} variants with the largest effects"
+        if n_strategies > MAX_SERIES
+        else ""
+    )
+    figures["morto_turn"] = charts.morto_turn_plot(morto_turn_table(data), info, note)
     figures["deal_endings"] = charts.end_reason_plot(end_reason_table(data), info)
-    figures["red3"] = charts.red3_plot(red3_table(data), info)
+    figures["red3"] = charts.red3_plot(red3_table(data), info, note)
     written: list[Path] = []
     for name, fig in figures.items():
         written += charts.save_figure(fig, d, name)
