@@ -7,6 +7,7 @@ its own making, so regenerating a report gives the same bytes.
 
 from __future__ import annotations
 
+import json
 import math
 
 import polars as pl
@@ -350,9 +351,9 @@ def render_markdown(
         "```python",
         "from tranca_sim.lab import reports",
         "",
-        f"d = reports.load_report_data({data.dir.as_posix()!r})",
-        "reports.comparison_table(d)  # also sweep_table, deal_table, score_table, morto_turn_table,",
-        "                             # end_reason_table, red3_table; backend='pandas' for pandas",
+        f"d = reports.load_report_data({json.dumps(data.dir.as_posix())})",
+        "reports.comparison_table(d)  # one row per variant; backend='pandas' for pandas",
+        "# also sweep_table, deal_table, score_table, morto_turn_table, end_reason_table, red3_table",
         "```",
         "",
     ]
