@@ -145,7 +145,7 @@ NAME = "basic"
 DOC = "heuristic player; every rule-guide tip is a parameter (all off by default)"
 # (name, default, doc, lowest, highest, kind); kind: "switch" (0/1), "int" or "real"
 PARAMS = (
-    ("take_pile_min", 1.0, "take the pile only if it holds at least this many cards", 0, 108, "int"),
+    ("take_pile_min", 3.0, "take the pile only if it holds at least this many cards", 0, 108, "int"),
     (
         "wild_reserve",
         0.0,
