@@ -30,8 +30,9 @@ seed ``004_083ae37bb3863d19.txt`` "Tips to play better", bullets 1-6):
     N > 0: as ``morto_stock``, holding back while the side has fewer than N
     melds on the table.  0 = off.
 ``morto_rush`` (000 tip 1, 004 tip 5; *early*)
-    1: while the side's morto waits, empty the hand as fast as possible: put
-    wilds on any meld, start wild melds, ignore every holding tip.  0 = off.
+    1: while the side's morto waits, empty the hand as fast as possible: once
+    no new meld is left to start (a wild with a pair lays three cards), put
+    the remaining wilds on any meld; ignore every holding tip.  0 = off.
 ``black3_lock`` (000 tip 2)
     Lock the pile with a black 3 when the card on top would complete (or let
     the next player capture with) an opposing meld.  1: black 3s are kept as
@@ -52,8 +53,11 @@ seed ``004_083ae37bb3863d19.txt`` "Tips to play better", bullets 1-6):
     Keep one wild as a meld starter for when the pile is locked, and spend it
     only when close to going out.  1: the player's last wild is not put on a
     meld, nor used to take the pile, except to start a new meld while the pile
-    is locked, or when close to going out (its side may go out and it holds
-    at most 4 cards).  0 = off.
+    is locked, or when close to emptying the hand: it may empty it (to take
+    the morto, or to go out) and holds at most 4 cards.  Read strictly
+    ("going out" only), the reserved wild can never be played before the
+    morto, so the seat holding it cannot empty its first hand at all
+    (docs/strategies.md, "What the tips measure").  0 = off.
 ``red3_pace`` (000 tip 5)
     Red 3s are +100 each with a canasta, -100 without.  1: while the side has
     red 3s and no canasta it hurries to a canasta (takes any usable pile,
@@ -282,7 +286,7 @@ TIPS = (
 MORTO_SWEEP = ("morto_stock", (108, 40, 35, 30, 25, 20, 15, 10, 5, 0))  # earliest ... latest
 
 PILE_BIG = 5  # pile_fit: a "big" pile has at least this many cards
-CLOSE_HAND = 4  # wild_reserve: "close to going out" = the side may go out and the hand has <= 4 cards
+CLOSE_HAND = 4  # wild_reserve: "close" = the player may empty its hand (morto or going out), <= 4 cards
 END_STOCK = 10  # endgame_lay, red3_pace: "near the end" = the stock has <= 10 cards
 END_HAND = 3  # endgame_lay: an opponent who may go out holds <= 3 cards
 
@@ -384,7 +388,7 @@ def choose_draw(prm, obs, acts, n, rng):
     side = obs.pub[PUB_SIDE]
     wilds = _wilds(obs.hand)
     seat = obs.pub[PUB_SEAT]
-    close = _may_go_out(obs, side) and obs.pub[PUB_HAND_N + seat] <= CLOSE_HAND
+    close = obs.pub[PUB_CAN_EMPTY] != 0 and obs.pub[PUB_HAND_N + seat] <= CLOSE_HAND
     wild_ok = prm[P_NEVER_WILD] == 0.0 and (prm[P_WILD_RESERVE] == 0.0 or wilds >= 2 or close)
     stock = -1
     best = -1
@@ -446,7 +450,7 @@ def choose_meld(prm, obs, acts, n, rng):
             and stock_n > END_STOCK
         ):
             hold = 2
-    close = can_out and hn <= CLOSE_HAND
+    close = may_empty and hn <= CLOSE_HAND  # wild_reserve: close to emptying the hand
     locked = obs.pub[PUB_LOCKED] != 0
     own = _set_ranks(obs, side)
     n_clean = 0
@@ -483,7 +487,7 @@ def choose_meld(prm, obs, acts, n, rng):
                 elif hn <= 2 and may_empty:
                     s = 20  # empties the hand: morto or going out
                 elif lay_all:
-                    s = 15
+                    s = 5  # after new melds: a wild starting a meld with a pair lays 3 cards, on a meld 1
                 if clean and size >= cs and s > 0:
                     s = (
                         2 if hn <= 2 and may_empty else 0

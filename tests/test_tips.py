@@ -199,9 +199,15 @@ def test_keep_clean_keeps_the_last_clean_meld(tranca, melds, on):
 # ---- 000 tip 4: wild in reserve --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("hand, on", [("2C 5D 7H KS", None), ("2C 2D 5D 7H KS", (A_EXT, 0, C_TWO))])
+@pytest.mark.parametrize(
+    "hand, on",
+    [
+        ("2C 5D 7H KS 6C", None),  # one wild, 5 cards: not close to emptying the hand -> kept
+        ("2C 2D 5D 7H KS", (A_EXT, 0, C_TWO)),  # two wilds: one is spare
+        ("2C 5D 7H KS", (A_EXT, 0, C_TWO)),  # 4 cards and the morto waits: close -> spent
+    ],
+)
 def test_wild_reserve_keeps_the_last_wild(tranca, hand, on):
-    # One wild: kept (the side cannot go out: its morto waits).  Two wilds: one is spare.
     st = pos(tranca, hand, melds_a=[NINES6, "8C 8D 8H"])
     assert decide(tranca, st, MELD) == (A_EXT, 0, C_TWO)
     assert decide(tranca, st, MELD, "basic:wild_reserve=1") == on
