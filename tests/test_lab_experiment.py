@@ -176,18 +176,18 @@ def test_half_width_target_stops_early_and_sweep(tmp_path):
     [sweep]
     strategy = "basic"
     param = "take_pile_min"
-    grid = [1, 4]
+    grid = [3, 4]
     """
     res = run_experiment(write(tmp_path, text), tmp_path / "out", progress=False)
     spec = res["spec"]
     # +-400 points a deal is reached at the first look (100 decks): both stop by half-width
-    assert spec["stopped_by"] == {"take_pile_min=1": "half-width", "take_pile_min=4": "half-width"}
-    assert spec["deals_played"] == {"take_pile_min=1": 200, "take_pile_min=4": 200}
+    assert spec["stopped_by"] == {"take_pile_min=3": "half-width", "take_pile_min=4": "half-width"}
+    assert spec["deals_played"] == {"take_pile_min=3": 200, "take_pile_min=4": 200}
     exp = load_experiment(tmp_path / "out")
     sw = sweep_table(exp)
     assert sw.columns == ["param", "value", "variant", "n_units", "mean", "lo", "hi", "p_value", "p_holm"]
-    assert sw["value"].to_list() == [1.0, 4.0]
-    # take_pile_min=1 is the baseline's own setting: every deck's difference is exactly 0
+    assert sw["value"].to_list() == [3.0, 4.0]
+    # take_pile_min=3 is the baseline's own setting (basic's default): every deck's difference is exactly 0
     assert sw["mean"][0] == 0 and sw["lo"][0] == 0 == sw["hi"][0]
 
 
