@@ -781,7 +781,7 @@ def test_partner_extends_and_captures_onto_side_meld(tranca):
     )
     assert draw_acts(tranca, st, 2) == sorted([STOCK, (A_CAP_EXT, 0, 0)])
     assert (A_EXT, 0, C_NAT) not in meld_acts(tranca, st, 1)  # seat 1 holds a KS: not its meld
-    cols = play(tranca, st)
+    cols = play(tranca, st, ("basic:take_pile_min=1", "passive"))  # a 2-card pile: below basic's default 3
     # turn 0 seat 2: takes the pile, KS onto the kings; hand 5C 9D 7D; keeps 19, 18, 19 -> 9D
     # turn 1 seat 3: draws 6H, discards 7C -> 6H;  turn 2 seat 0: stock empty, top 7C, hand 4C -> end
     assert cards(st.mc[0, 0]) == hand("KC KD KH KS")

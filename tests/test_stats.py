@@ -214,9 +214,9 @@ def test_sides_are_named_with_their_non_default_parameters():
         lines = format_summary(s).splitlines()
         assert "strategies: A = basic; B = basic:black3_lock=1" in lines
         assert lines[2].split()[:2] == ["B", "basic:black3_lock=1"]  # the table's strategy column too
-    three = with_value("go_out", 0.0, with_value("wild_reserve", 1.0, with_value("take_pile_min", 3.0)))
+    three = with_value("go_out", 0.0, with_value("wild_reserve", 1.0, with_value("take_pile_min", 4.0)))
     two = with_params(frame(), three, DEFAULTS)
-    assert summarize(two)["sides"][0]["strategy"] == "basic:take_pile_min=3,wild_reserve=1,go_out=0"
+    assert summarize(two)["sides"][0]["strategy"] == "basic:take_pile_min=4,wild_reserve=1,go_out=0"
 
 
 def turn_limit_frame(codes=False):

@@ -81,7 +81,7 @@ def test_every_parameter_declares_a_kind_its_default_obeys():
         ("basic", "basic"),
         ("basic:black3_lock=1", "basic:black3_lock=1"),
         ("basic:black3_lock=0", "basic"),  # a default given explicitly is not shown
-        ("basic:go_out=0,take_pile_min=3", "basic:take_pile_min=3,go_out=0"),  # in PARAMS order
+        ("basic:go_out=0,take_pile_min=4", "basic:take_pile_min=4,go_out=0"),  # in PARAMS order
         ("random", "random"),
     ],
 )
