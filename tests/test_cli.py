@@ -118,7 +118,7 @@ def test_presets_and_strategies_listings(capsys):
     status, out, _ = call(["strategies"], capsys)
     assert status == 0 and "basic" in out and "random" in out and "parameters: none" in out
     lines = [x.strip() for x in out.splitlines()]  # each parameter with its default and what it allows
-    assert any(x.startswith("take_pile_min=1  (whole number 0 to 108) ") for x in lines)
+    assert any(x.startswith("take_pile_min=3  (whole number 0 to 108) ") for x in lines)
     assert any(x.startswith("go_out=1  (switch: 0 off, 1 on) ") for x in lines)
     assert any(x.startswith("pile_fit=0  (number 0 to 1) ") for x in lines)
 
