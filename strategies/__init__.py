@@ -13,7 +13,10 @@ and three numba functions::
 :data:`tranca_sim.engine.obs.Obs` (only what the player may see), ``rng`` the
 seat's own ``uint64[4]`` stream.  Register the module in
 :mod:`strategies.registry` and run ``python -m strategies.build``.
-See docs/strategies.md.
+
+A user's own module needs no registration: name it by path
+(``my_strats.py:greedy``) or install it under the entry-point group
+``tranca_sim.strategies`` (:mod:`strategies.user`).  See docs/strategies.md.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from __future__ import annotations
 import importlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -38,21 +42,38 @@ class StrategyError(ValueError):
 class StrategySpec:
     """A strategy with its parameter values.
 
-    Attributes: ``name``; ``sid`` (int id for the kernel); ``params``
-    (``float64[N_PARAMS]``); ``param_names``; ``text`` (canonical spec string).
+    Attributes: ``name`` (the module's ``NAME``); ``params``
+    (``float64[N_PARAMS]``); ``param_names``; ``module`` (a built-in's
+    registry name such as ``"basic"``, else the user module's name in
+    ``sys.modules``); ``path`` (a user's file as it was named, e.g.
+    ``"my_strats.py"``, else None); ``file`` and ``sha256`` (a user
+    strategy's absolute source file and its hash, else None).  Properties:
+    ``sid`` (int id for the kernel, fixed per process), ``text`` (canonical
+    spec string, ``resolve(text)`` gives the same spec), ``param_dict``,
+    ``origin`` (what a run file records to find the strategy again).
     """
 
     name: str
-    sid: int
     params: np.ndarray
     param_names: tuple[str, ...]
+    module: str = ""
+    path: str | None = None
+    file: str | None = None
+    sha256: str | None = None
+
+    @property
+    def sid(self) -> int:
+        from strategies.user import sid_of
+
+        return sid_of(self.module or self.name)
 
     @property
     def text(self) -> str:
+        head = f"{self.path}:{self.name}" if self.path else self.name
         if not self.param_names:
-            return self.name
+            return head
         vals = ",".join(f"{n}={self.params[i]:g}" for i, n in enumerate(self.param_names))
-        return f"{self.name}:{vals}"
+        return f"{head}:{vals}"
 
     @property
     def label(self) -> str:
@@ -64,16 +85,52 @@ class StrategySpec:
     def param_dict(self) -> dict[str, float]:
         return {n: float(self.params[i]) for i, n in enumerate(self.param_names)}
 
+    @property
+    def origin(self) -> dict:
+        """``{}`` for a built-in; for a user strategy ``file`` and ``sha256`` (and ``path``
+        for a file named by path): stored in a run's metadata, read by :func:`from_record`."""
+        if not self.file:
+            return {}
+        out = {"file": self.file, "sha256": self.sha256}
+        if self.path:
+            out["path"] = self.path
+        return out
+
 
 def _modules():
     return [importlib.import_module(f"strategies.{m}") for m in MODULES]
 
 
-def list_strategies() -> list[tuple[str, str, tuple[str, ...], tuple[float, ...]]]:
-    """``[(name, doc, param_names, defaults), ...]`` in id order."""
+def builtin_names() -> list[str]:
+    """Names of the built-in strategies, in id order."""
+    return [m.NAME for m in _modules()]
+
+
+def list_strategies(installed: bool = True) -> list[tuple[str, str, tuple[str, ...], tuple[float, ...]]]:
+    """``[(name, doc, param_names, defaults), ...]``: the built-ins in id order, then (with
+    ``installed``) the strategies of installed packages (entry-point group
+    ``tranca_sim.strategies``), by name; one that cannot be loaded is listed with its error
+    as the doc and no parameters."""
     out = []
     for mod in _modules():
         out.append((mod.NAME, mod.DOC, tuple(p[0] for p in mod.PARAMS), tuple(p[1] for p in mod.PARAMS)))
+    if installed:
+        from strategies import user
+
+        builtin = set(builtin_names())
+        for name in sorted(user.entry_points()):
+            if name in builtin:
+                out.append(
+                    (name, "installed strategy shadowed by the built-in of that name: unusable", (), ())
+                )
+                continue
+            try:
+                mod, _ = user.load_entry_point(name, register=False)
+            except StrategyError as e:
+                out.append((name, f"cannot be used: {e}", (), ()))
+                continue
+            pp = tuple(mod.PARAMS)
+            out.append((name, f"{mod.DOC} (installed)", tuple(p[0] for p in pp), tuple(p[1] for p in pp)))
     return out
 
 
@@ -88,7 +145,12 @@ def strategy_params(name: str) -> list[tuple[str, float, str, float, float, str]
     mod = _module(name)
     if mod is None:
         raise StrategyError(f"unknown strategy {name!r}; available: {', '.join(m.NAME for m in _modules())}")
-    return [(p[0], float(p[1]), p[2], *_param_range(p), _param_kind(p)) for p in mod.PARAMS]
+    return params_of(mod)
+
+
+def params_of(module) -> list[tuple[str, float, str, float, float, str]]:
+    """``[(param, default, doc, lowest, highest, kind), ...]`` of a strategy module."""
+    return [(p[0], float(p[1]), p[2], *_param_range(p), _param_kind(p)) for p in module.PARAMS]
 
 
 #: kinds of strategy parameters (the optional 6th field of a PARAMS entry)
@@ -105,8 +167,11 @@ def _param_kind(p) -> str:
 
 
 def _module(name: str):
-    """The strategy module called ``name``, or None."""
-    return next((m for m in _modules() if m.NAME == name), None)
+    """The strategy module called ``name`` (a built-in, or a user's module loaded in this
+    process), or None."""
+    from strategies import user
+
+    return next((m for m in _modules() + user.loaded() if m.NAME == name), None)
 
 
 def describe(name: str, params, param_names=None) -> str:
@@ -143,6 +208,39 @@ def describe(name: str, params, param_names=None) -> str:
     return f"{name}:{','.join(changed)}" if changed else name
 
 
+def from_record(entry: dict) -> StrategySpec:
+    """The strategy a run file recorded (``meta["strategies"][i]``: ``text`` and, for a user
+    strategy, :attr:`StrategySpec.origin`), checked to be the same source.
+
+    Raises
+    ------
+    StrategyError
+        For an unknown strategy, or a user strategy whose file is missing or
+        has changed since the run (its sha256 differs).
+    """
+    text = entry["text"]
+    if not entry.get("file"):
+        return resolve(text)
+    from strategies import user
+
+    file, sha = entry["file"], entry.get("sha256")
+    if not entry.get("path"):  # an installed strategy
+        loaded = user.load_entry_point(entry.get("name") or text.partition(":")[0], sha)
+        if loaded is None:
+            raise StrategyError(
+                f"the run was played with the installed strategy {text!r}, which is not installed"
+            )
+        return resolve(text)
+    if not Path(file).is_file():
+        raise StrategyError(
+            f"the run was played with strategy {text!r} from {file}, which is missing; put the file back"
+        )
+    _, name, params = user.split_file_spec(text)
+    user.load_file(file, sha)
+    spec = resolve(f"{file}:{name}" + (f":{params}" if params else ""))
+    return replace(spec, path=entry["path"])
+
+
 _NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
@@ -151,34 +249,77 @@ def _param_range(p) -> tuple[float, float]:
     return (float(p[3]), float(p[4])) if len(p) >= 5 else (-1e9, 1e9)
 
 
-def resolve(spec: str | StrategySpec, **overrides: float) -> StrategySpec:
-    """Parse ``"name"`` or ``"name:p1=v1,p2=v2"`` into a :class:`StrategySpec`.
+def _lookup(text: str):
+    """``(module, name, colon, params text, StrategySpec origin fields)`` of a spec string."""
+    from strategies import user
 
-    Spaces around names and values are ignored.  Values are plain decimal
-    numbers (``1``, ``0.5``, ``2e3``) within the parameter's range; an
-    ``"int"`` parameter takes whole numbers only and a ``"switch"`` only
-    0 (off) or 1 (on).
+    f = user.split_file_spec(text)
+    if f is not None:
+        path, want, params = f
+        mod, src = user.load_file(path)
+        if want is not None and want != mod.NAME:
+            raise StrategyError(f"strategy file {path!r} defines strategy {mod.NAME!r}, not {want!r}")
+        origin = {"module": src.module, "path": path, "file": src.file, "sha256": src.sha256}
+        return mod, mod.NAME, params is not None, params or "", origin
+    name, colon, rest = text.partition(":")
+    name = name.strip()
+    names = builtin_names()
+    if name in names:
+        return _modules()[names.index(name)], name, colon, rest, {"module": MODULES[names.index(name)]}
+    loaded = user.load_entry_point(name) if user.NAME_RE.fullmatch(name) else None
+    if loaded is None:
+        installed = sorted(set(user.entry_points()) - set(names))
+        more = f"; installed: {', '.join(installed)}" if installed else ""
+        raise StrategyError(
+            f"unknown strategy {name!r}; available: {', '.join(names)}{more}; or a file: PATH.py:NAME"
+        )
+    mod, src = loaded
+    return mod, name, colon, rest, {"module": src.module, "file": src.file, "sha256": src.sha256}
+
+
+def _ensure_loaded(spec: StrategySpec) -> None:
+    """Load a user strategy's module in this process (a spec made in a parent process)."""
+    from strategies import user
+
+    if spec.module in user.loaded_modules():
+        return
+    if spec.path:
+        user.load_file(spec.file, spec.sha256)
+    elif user.load_entry_point(spec.name, spec.sha256) is None:
+        raise StrategyError(f"installed strategy {spec.name!r} is not installed in this environment")
+
+
+def resolve(spec: str | StrategySpec, **overrides: float) -> StrategySpec:
+    """Parse a strategy spec into a :class:`StrategySpec`.
+
+    Forms: ``"name"`` or ``"name:p1=v1,p2=v2"`` for a built-in or installed
+    strategy; ``"PATH.py"``, ``"PATH.py:NAME"`` or ``"PATH.py:NAME:p1=v1,..."``
+    for a strategy in a user's file (loaded and checked here, see
+    :mod:`strategies.user`).  Spaces around names and values are ignored.
+    Values are plain decimal numbers (``1``, ``0.5``, ``2e3``) within the
+    parameter's range; an ``"int"`` parameter takes whole numbers only and a
+    ``"switch"`` only 0 (off) or 1 (on).
 
     Raises
     ------
     StrategyError
         Unknown strategy or parameter name, a parameter given twice, a value
         that is not a finite number, is outside the parameter's range or is not
-        whole for an int or switch parameter, or an empty parameter list
-        after ``:``.
+        whole for an int or switch parameter, an empty parameter list after
+        ``:``; for a user's file, any problem :func:`strategies.user.load_file`
+        reports.
     """
+    keep_path = None
     if isinstance(spec, StrategySpec):
+        if spec.file:
+            _ensure_loaded(spec)
         if not overrides:
             return spec
-        spec = spec.text
-    name, colon, rest = str(spec).partition(":")
-    name = name.strip()
-    mods = _modules()
-    names = [m.NAME for m in mods]
-    if name not in names:
-        raise StrategyError(f"unknown strategy {name!r}; available: {', '.join(names)}")
-    sid = names.index(name)
-    mod = mods[sid]
+        keep_path = spec.path
+        spec = replace(spec, path=spec.file if spec.path else None).text
+    mod, name, colon, rest, origin = _lookup(str(spec))
+    if keep_path:
+        origin["path"] = keep_path
     pnames = tuple(p[0] for p in mod.PARAMS)
     params = np.zeros(N_PARAMS, dtype=np.float64)
     for i, p in enumerate(mod.PARAMS):
@@ -218,4 +359,4 @@ def resolve(spec: str | StrategySpec, **overrides: float) -> StrategySpec:
                 f"parameter {key!r} of {name!r} must be {what} from {lo:g} to {hi:g}, got {val!r}"
             )
         params[pnames.index(key)] = x
-    return StrategySpec(name, sid, params, pnames)
+    return StrategySpec(name, params, pnames, **origin)

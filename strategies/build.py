@@ -22,17 +22,21 @@ from numba import njit
 '''
 
 
-def render(modules=MODULES) -> str:
-    out = [HEADER]
+def render(modules=MODULES, header: str = HEADER, extra=(), n_user: int = 0) -> str:
+    """The switch over the built-in ``modules`` (ids 0..) and ``n_user`` more strategies
+    bound to ``_s<id>`` by the ``extra`` lines (user strategies, :mod:`strategies.user`)."""
+    out = [header]
     for i, m in enumerate(modules):
         out.append(f"from strategies import {m} as _s{i}\n")
+    out.extend(extra)
+    n = len(modules) + n_user
     for fn, args in (
         ("choose_draw", "prm, obs, acts, n, rng"),
         ("choose_meld", "prm, obs, acts, n, rng"),
         ("choose_discard", "prm, obs, rng"),
     ):
         out.append(f'\n\n@njit(cache=True, inline="always")\ndef {fn}(sid, {args}):\n')
-        for i, _ in enumerate(modules):
+        for i in range(n):
             kw = "if" if i == 0 else "elif"
             out.append(f"    {kw} sid == {i}:\n        return _s{i}.{fn}({args})\n")
         out.append("    return -1\n")

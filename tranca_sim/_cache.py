@@ -11,6 +11,11 @@ numba's version.  ``<base>`` is ``$TRANCA_SIM_CACHE_DIR``, else
 a directory under the system temporary directory is used, so the stale-cache
 guard holds even then.
 
+A process that plays user strategies (strategies/user.py) moves the cache to
+``<base>/<hash>-u<selection hash>`` with :func:`use_variant` before the
+engine is imported: kernels compiled with the user's modules inlined never
+mix with the built-in ones, and an edited user file gets new kernels.
+
 This runs from ``tranca_sim/__init__.py`` before any kernel module is
 imported.  It does not import numba itself (importing the package stays
 cheap): when numba is not loaded yet it sets ``NUMBA_CACHE_DIR`` for it, and
@@ -19,6 +24,7 @@ when it is, ``numba.config.CACHE_DIR``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
@@ -56,6 +62,63 @@ def _usable(d: Path) -> bool:
     return os.access(d, os.W_OK | os.X_OK)
 
 
+_chosen: list[tuple[Path, str]] = []  # (base, digest) picked by configure_numba_cache
+
+
+def _point_numba_at(target: Path) -> None:
+    if "numba" in sys.modules:
+        import numba
+
+        numba.config.CACHE_DIR = str(target)
+        # numba re-reads NUMBA_* variables when one changes; keep them in step
+        if "NUMBA_CACHE_DIR" in os.environ:
+            os.environ["NUMBA_CACHE_DIR"] = str(target)
+    else:
+        os.environ["NUMBA_CACHE_DIR"] = str(target)
+
+
+def use_variant(tag: str) -> str | None:
+    """Point numba's cache at ``<base>/<source hash>-<tag>`` and return it (None if it
+    cannot be created).  Call before the modules whose kernels depend on ``tag`` are imported:
+    numba fixes a function's cache directory when it is decorated."""
+    if not _chosen:
+        return None
+    base, digest = _chosen[-1]
+    target = base / f"{digest}-{tag}"
+    if not _usable(target):
+        return None
+    _point_numba_at(target)
+    return str(target)
+
+
+@contextlib.contextmanager
+def functions_cached_in(sub: str):
+    """While the block runs, numba functions being *defined* are cached in
+    ``<base>/<source hash>/<sub>`` (numba fixes a function's cache directory when it is
+    decorated).  Used for a user's strategy module loaded by path: numba restores cached code
+    by module name, so its functions must not share a cache entry with the same file imported
+    under its own name."""
+    if not _chosen:
+        yield
+        return
+    base, digest = _chosen[-1]
+    target = base / digest / sub
+    if not _usable(target):
+        yield
+        return
+    import numba
+
+    before_env = os.environ.get("NUMBA_CACHE_DIR")
+    before = numba.config.CACHE_DIR
+    _point_numba_at(target)
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = before
+        if before_env is not None:
+            os.environ["NUMBA_CACHE_DIR"] = before_env
+
+
 def configure_numba_cache(version: str) -> str | None:
     """Point numba's cache at a per-source-hash directory and return it.
 
@@ -71,12 +134,8 @@ def configure_numba_cache(version: str) -> str | None:
         if _usable(target):
             # child processes (joblib workers, subprocesses) find the same directory
             os.environ.setdefault("TRANCA_SIM_CACHE_DIR", str(candidates[0]))
-            if "numba" in sys.modules:
-                import numba
-
-                numba.config.CACHE_DIR = str(target)
-            else:
-                os.environ["NUMBA_CACHE_DIR"] = str(target)
+            _chosen.append((cand, digest))
+            _point_numba_at(target)
             return str(target)
     warnings.warn(
         f"tranca-sim: no writable numba cache directory ({candidates[0]}); kernels are cached beside the sources",

@@ -156,8 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--side-a",
         default="basic",
-        help="strategy of seats 0 and 2, e.g. basic or "
-        "basic:wild_reserve=1 (see 'tranca-sim strategies'); default basic",
+        help="strategy of seats 0 and 2, e.g. basic, "
+        "basic:wild_reserve=1 (see 'tranca-sim strategies') or your own file "
+        "my_strats.py:NAME:p=v (docs/strategies.md); default basic",
     )
     s.add_argument("--side-b", default="random", help="strategy of seats 1 and 3; default random")
     s.add_argument("--out", default="tranca-run.parquet", help="output file; default tranca-run.parquet")
@@ -234,13 +235,30 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("run_dir", metavar="RUN_DIR", help="a directory written by 'tranca-sim experiment'")
 
     sub.add_parser("presets", help="list the rule presets")
-    sub.add_parser("strategies", help="list the strategies and their parameters")
+    st = sub.add_parser(
+        "strategies", help="list the strategies and their parameters (and check your own strategy files)"
+    )
+    st.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE.py",
+        help="also check these strategy files against the contract and list them (docs/strategies.md)",
+    )
     return p
 
 
-def _say_if_compiling() -> None:
-    """Before the first replayed deal: say so on stderr when the deal player is not compiled yet."""
+def _say_if_compiling(meta: dict | None) -> None:
+    """Before the first replayed deal: say so on stderr when the deal player is not compiled yet.
+
+    A run played with a user's strategy file loads that file first (checked unchanged;
+    StrategyError otherwise): the engine of this process must be built with it."""
+    from strategies import from_record
+
     from .run import engine_cached
+
+    for entry in (meta or {}).get("strategies") or ():
+        if isinstance(entry, dict) and entry.get("file"):
+            from_record(entry)
 
     if not engine_cached("_play_stacked_nb"):
         print("compiling the deal player (once, about 30-90 s) ...", file=sys.stderr, flush=True)
@@ -331,6 +349,13 @@ def _cmd_simulate(a) -> None:
     warning = turn_limit_warning(res["summary"])
     if warning:
         _warn(f"{res['path']}: {warning}")
+    for side, n in zip(res["meta"]["strategies"], res.get("illegal_choices", ())):
+        if n:
+            _warn(
+                f"side {side['side']} ({side['text']}) answered {n} times outside the legal choices; "
+                "the engine played instead the first legal draw, stopped melding, or discarded the "
+                "first legal card kind"
+            )
     print(format_summary(res["summary"], title=_title(res["meta"])))
     failed = res["diagnostics"].get("invariant_errors", 0)
     if failed:
@@ -408,7 +433,7 @@ def _cmd_replay(a) -> None:
 
     from .replay import format_deal, regenerate, table_html
 
-    _say_if_compiling()
+    _say_if_compiling(meta)
     try:
         log = regenerate(a.path, a.deal)
     except _user_errors():
@@ -445,9 +470,9 @@ def _cmd_check(a) -> None:
     else:
         from .io import verify_run
 
-        verify_run(a.path)  # a damaged file is refused before anything is said
+        meta = verify_run(a.path)  # a damaged file is refused before anything is said
         if not a.no_progress:
-            _say_if_compiling()
+            _say_if_compiling(meta)
         verdicts, source, limited = check_run(a.path, a.sample, not a.no_progress, warn=_warn)
         where = "of the run"
     agreed, total, bad = referee.summary(verdicts)
@@ -533,16 +558,27 @@ def _cmd_presets(a) -> None:
 
 
 def _cmd_strategies(a) -> None:
-    from strategies import list_strategies, strategy_params
+    from strategies import StrategyError, list_strategies, params_of, strategy_params, user
 
-    for name, doc, param_names, _ in list_strategies():
+    listed = [(name, doc, strategy_params(name)) for name, doc, _, _ in list_strategies(installed=False)]
+    builtin = {name for name, _, _ in listed}
+    for name in sorted(set(user.entry_points()) - builtin):  # installed strategy packages
+        try:
+            mod, _ = user.load_entry_point(name, register=False)
+            listed.append((name, f"{mod.DOC} (installed)", params_of(mod)))
+        except StrategyError as e:
+            listed.append((name, f"cannot be used: {e}", []))
+    for path in getattr(a, "files", None) or ():
+        mod = user.check_file(path)  # StrategyError: one line, exit 2
+        listed.append((f"{path}:{mod.NAME}", f"{mod.DOC} (your file)", params_of(mod)))
+    for name, doc, params in listed:
         first = (doc or "").strip().splitlines()
         print(f"{name}: {first[0] if first else ''}")
-        if not len(param_names):
+        if not params:
             print("    parameters: none")
             continue
         print("    parameters (default; allowed values):")
-        for p, default, pdoc, lo, hi, kind in strategy_params(name):
+        for p, default, pdoc, lo, hi, kind in params:
             if kind == "switch":
                 allowed = "switch: 0 off, 1 on"
             else:

@@ -37,23 +37,33 @@ def regenerate(run_path, deal: int) -> dict:
     ------
     tranca_sim.io.RunFileError
         For a missing or unreadable run file, or one without run metadata.
+    strategies.StrategyError
+        If the run was played with a user's strategy file that is missing or
+        has changed since (its sha256 is recorded in the run).
     ValueError
         If ``deal`` is not a deal of the run.
     """
-    from .engine.log import play_logged
+    from strategies import from_record
+
     from .io import RunFileError, load_meta
 
     meta = load_meta(run_path)
     try:
         fields = {f.name for f in dataclasses.fields(Rules)}
         rules = Rules(**{k: v for k, v in meta["rules"].items() if k in fields}).validate()
-        texts = [s["text"] for s in meta["strategies"]]
+        entries = [dict(s) for s in meta["strategies"]]
+        if len(entries) != 2 or any("text" not in e for e in entries):
+            raise KeyError("strategies")
         seed, deals = int(meta["master_seed"]), int(meta["deals"])
-    except (KeyError, TypeError, RulesError) as e:
+    except (KeyError, TypeError, ValueError, RulesError) as e:
         raise RunFileError(f"{run_path}: the run metadata cannot be replayed ({e})") from None
     if not isinstance(deal, int) or not 0 <= deal < deals:
         raise ValueError(f"deal {deal} is not in {run_path} (deals 0..{deals - 1})")
-    return play_logged(rules, texts, seed, deal)
+    # a user's strategy file is loaded (and checked unchanged) before the engine is imported
+    specs = [from_record(e) for e in entries]
+    from .engine.log import play_logged
+
+    return play_logged(rules, specs, seed, deal)
 
 
 def _key(c: str):
@@ -73,10 +83,13 @@ def _hand(table, seat) -> list[str]:
 def strategy_label(text: str) -> str:
     """A strategy spec as people name it: the name and the parameters that differ from their
     defaults (``"basic:take_pile_min=1,...,black3_lock=1,..."`` -> ``"basic:black3_lock=1"``);
-    a spec this version cannot resolve is shown as given."""
+    a user's file or a spec this version cannot resolve is shown as given."""
     from strategies import StrategyError, resolve
+    from strategies.user import split_file_spec
 
     try:
+        if split_file_spec(text) is not None:
+            return text  # a user's file: never loaded just to name it
         return resolve(text).label
     except StrategyError:
         return text

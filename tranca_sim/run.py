@@ -246,7 +246,8 @@ def run_simulation(
     seed : int
         Master seed, 0 .. 2**63 - 1; ``(seed, deal_index)`` fixes a deal.
     side_a, side_b : str
-        Strategy specs, e.g. ``"basic"`` or ``"basic:wild_reserve=1"``.
+        Strategy specs, e.g. ``"basic"``, ``"basic:wild_reserve=1"`` or a
+        user's file ``"my_strats.py:greedy:min_meld=2"`` (docs/strategies.md).
     out : str or os.PathLike
         Output Parquet path.
     force : bool
@@ -284,7 +285,10 @@ def run_simulation(
         (:func:`tranca_sim.lab.stats.summarize` layout) and ``diagnostics``:
         totals over deals of the engine's ``invariant_errors`` (counted with
         ``check``) and ``meld_full`` (refused melds), 0 in a sound run; these
-        two columns are not written to the file.
+        two columns are not written to the file; ``illegal_choices``
+        ``[side A, side B]``: answers of each side's strategy outside the
+        legal choices, each replaced by the first legal choice (0 for the
+        built-in strategies; a user's strategy may have bugs).
 
     Raises
     ------
@@ -293,7 +297,8 @@ def run_simulation(
     tranca_sim.rules.RulesError
         For an unknown preset or a bad rule option.
     strategies.StrategyError
-        For an unknown strategy or parameter.
+        For an unknown strategy or parameter, or a user's strategy file that
+        cannot be used (strategies.user.load_file).
     tranca_sim.io.OutputExistsError
         If ``out`` or the deal-log file beside it exists without ``force``.
     tranca_sim.io.RunFileError
@@ -346,6 +351,7 @@ def run_simulation(
                 "sid": int(spec.sid),
                 "param_names": list(spec.param_names),
                 "params": [float(x) for x in spec.params[: len(spec.param_names)]],
+                **spec.origin,  # a user strategy's file and sha256, to find it again (replay, check)
             }
             for label, spec in zip("AB", specs)
         ],
@@ -360,6 +366,7 @@ def run_simulation(
         "numba": numba.__version__,
     }
     diagnostics = {"invariant_errors": 0, "meld_full": 0}
+    illegal = [0, 0]
     acc = RunningSummary(labels=[spec.label for spec in specs])
 
     from tqdm.auto import tqdm
@@ -375,6 +382,9 @@ def run_simulation(
             for key in diagnostics:  # per-deal counters, repeated on both rows of a deal
                 if key in cols:
                     diagnostics[key] += int(np.asarray(cols[key])[::2].sum())
+            if "illegal_choices" in cols:  # per side
+                for side in (0, 1):
+                    illegal[side] += int(np.asarray(cols["illegal_choices"])[side::2].sum())
             bar.update(count)
             start += count
             yield cols
@@ -428,6 +438,7 @@ def run_simulation(
         "meta": meta,
         "summary": acc.result(),
         "diagnostics": diagnostics,
+        "illegal_choices": illegal,
     }
 
 

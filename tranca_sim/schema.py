@@ -38,7 +38,8 @@ OS_HAND1_WILDS = 24
 OS_HAND1_JOKERS = 25
 OS_HAND1_RED3 = 26
 OS_HAND1_BLACK3 = 27
-OS_LEN = 28
+OS_ILLEGAL = 28  # diagnostic, not a file column: the side's strategy answers outside the legal choices
+OS_LEN = 29
 
 # ---- per-deal slots ---------------------------------------------------------
 OD_FIRST_SEAT = 0

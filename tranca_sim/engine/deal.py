@@ -2,15 +2,19 @@
 
 :func:`setup_deal` deals a deck order (E2, E3), :func:`play_deal` plays turns
 until the deal ends, asking the seats' strategies through the generated
-switch in ``strategies/_dispatch.py``.  A strategy only ever receives an
-:data:`~tranca_sim.engine.obs.Obs`.
+switch in ``strategies/_dispatch.py`` -- or, in a process that plays user
+strategies, the switch :func:`strategies.user.engine_dispatch` generates in
+the cache directory (chosen here, before the kernels below are defined, so
+numba caches them apart).  A strategy only ever receives an
+:data:`~tranca_sim.engine.obs.Obs`; an answer outside the legal choices is
+counted (``SE_ILLEGAL``) and replaced by the first legal choice.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from strategies._dispatch import choose_discard, choose_draw, choose_meld
+from strategies.user import engine_dispatch
 
 from ..rules import R_HAND_SIZE, R_MAX_TURNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_THREES_SPECIAL, R_TURN_UP
 from .cards import N_KINDS
@@ -66,6 +70,7 @@ from .state import (
     SC_STOCK_PTR,
     SC_TURN,
     SE_HAND_N,
+    SE_ILLEGAL,
     SE_INIT_BLACK3,
     SE_INIT_JOKERS,
     SE_INIT_RED3,
@@ -93,6 +98,9 @@ from .turn import (
     place_red3s,
     take_pile,
 )
+
+# before any kernel of this module is defined: may move numba's cache (strategies/user.py)
+choose_draw, choose_meld, choose_discard = engine_dispatch()
 
 
 @njit(cache=True, _nrt=False)
@@ -209,7 +217,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
         return
     i = choose_draw(sid, prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
     if i < 0 or i >= n:
-        st.sc[SC_ERRORS] += 1
+        st.se[seat, SE_ILLEGAL] += 1
         i = 0
     a = acts[i]
     if act_type(a) == A_STOCK:
@@ -227,10 +235,10 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
         if n == 0:
             break
         i = choose_meld(sid, prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
-        if i < 0:
+        if i == -1:
             break
-        if i >= n:
-            st.sc[SC_ERRORS] += 1
+        if i < -1 or i >= n:
+            st.se[seat, SE_ILLEGAL] += 1
             break
         a = acts[i]
         apply_meld_action(st, rp, seat, act_type(a), act_x(a), act_y(a))
@@ -255,7 +263,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     k = choose_discard(sid, prm, _obs(st, rp, seat, pub, hidden), rng)
     if not legal_discard(st, rp, seat, k):
         # a strategy that names an illegal card is counted and overruled: the first legal kind
-        st.sc[SC_ERRORS] += 1
+        st.se[seat, SE_ILLEGAL] += 1
         for kk in range(N_KINDS):
             if legal_discard(st, rp, seat, kk):
                 k = kk

@@ -33,6 +33,7 @@ from .state import (
     SC_OUT_SEAT,
     SC_OVER,
     SC_TURN,
+    SE_ILLEGAL,
     SE_INIT_BLACK3,
     SE_INIT_JOKERS,
     SE_INIT_RED3,
@@ -100,6 +101,7 @@ def record(st, rp, out_side, out_deal):
             o[base + 1] = st.se[seat, SE_INIT_JOKERS]
             o[base + 2] = st.se[seat, SE_INIT_RED3]
             o[base + 3] = st.se[seat, SE_INIT_BLACK3]
+        o[S.OS_ILLEGAL] = st.se[side, SE_ILLEGAL] + st.se[side + 2, SE_ILLEGAL]
     out_deal[S.OD_FIRST_SEAT] = st.sc[SC_FIRST_SEAT]
     out_deal[S.OD_END_REASON] = st.sc[SC_OVER]
     out_deal[S.OD_OUT_SEAT] = st.sc[SC_OUT_SEAT]
@@ -211,6 +213,7 @@ def columns_from_outputs(out_side: np.ndarray, out_deal: np.ndarray, start: int)
     cols["end_reason"] = np.repeat(out_deal[:, S.OD_END_REASON].astype(np.int8), 2)
     cols["invariant_errors"] = np.repeat(out_deal[:, S.OD_ERRORS], 2)
     cols["meld_full"] = np.repeat(out_deal[:, S.OD_MELD_FULL], 2)
+    cols["illegal_choices"] = flat[:, S.OS_ILLEGAL].copy()
     return cols
 
 
@@ -245,7 +248,10 @@ def simulate_chunk(
     of deal ``start + i``, row ``2*i+1`` side B): the per-row columns of
     :data:`tranca_sim.schema.COLUMNS` except the run-level ones (preset,
     master_seed, strategy, strategy_params, version), plus
-    ``invariant_errors`` and ``meld_full`` (diagnostics, 0 in a sound run).
+    ``invariant_errors`` and ``meld_full`` (diagnostics, 0 in a sound run)
+    and ``illegal_choices`` (per side: the strategy's answers outside the
+    legal choices, each replaced by the first legal choice; 0 for the
+    built-in strategies).
     ``end_reason`` is ``int8`` codes into :data:`tranca_sim.engine.state.END_REASONS`.
 
     Raises

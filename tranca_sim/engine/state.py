@@ -108,6 +108,7 @@ SE_INIT_JOKERS = 3
 SE_INIT_RED3 = 4
 SE_INIT_BLACK3 = 5
 SE_HAND_N = 6
+SE_ILLEGAL = 7  # strategy answers outside the legal choices (each replaced by the first legal one)
 SE_LEN = 8
 
 State = namedtuple(

@@ -1,0 +1,605 @@
+"""Strategies from outside the package: a user's own file, or an installed strategy package.
+
+A user's file is named on the command line as ``PATH.py``, ``PATH.py:NAME``
+or ``PATH.py:NAME:p=v,p=v`` (``NAME`` is the file's ``NAME``, checked when
+given); an installed package declares its modules under the entry-point
+group ``tranca_sim.strategies`` (``NAME = "package.module"``) and is named
+like a built-in strategy.  Either way the module follows the same contract
+as the built-in ones (``NAME``, ``PARAMS``, ``choose_draw``, ``choose_meld``,
+``choose_discard``; docs/strategies.md) and nothing in the installed
+package is written to.
+
+How the engine calls them: the kernels call a switch on the strategy id
+(``strategies/_dispatch.py`` for the built-ins).  When a process uses user
+strategies, :func:`engine_dispatch` -- called by
+:mod:`tranca_sim.engine.deal` when the engine is first imported -- writes a
+switch over the built-ins *and* the user's modules to
+``<cache>/<source hash>-u<selection hash>/tranca_sim_dispatch_<selection hash>.py``
+and points numba's disk cache at that directory, so ``cache=True`` keeps
+working: the selection hash covers each user file's path and content (an
+edited file compiles new kernels; the built-in-only kernels are untouched).
+The engine's choice is made once per process: every user strategy must be
+named (:func:`strategies.resolve`) before the engine is imported.  The
+selection is passed to child processes (joblib workers, subprocesses) in the
+environment variable ``TRANCA_SIM_USER_STRATEGIES`` so they compile, or load,
+the same kernels.
+
+Strategy ids: the built-ins keep theirs (their place in
+:data:`strategies.registry.MODULES`); user strategies follow, sorted by
+module name.  Ids are per process and never stored in an output.
+
+Every problem with a user's module (missing file, syntax error, missing
+``NAME``/``PARAMS``/function, a function numba does not compile for the
+engine's argument types, a name taken by a built-in) raises
+:class:`strategies.StrategyError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import traceback
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ENTRY_POINT_GROUP = "tranca_sim.strategies"
+ENV = "TRANCA_SIM_USER_STRATEGIES"
+NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+#: the three functions of a strategy and their parameter names
+FUNCTIONS = {
+    "choose_draw": ("prm", "obs", "acts", "n", "rng"),
+    "choose_meld": ("prm", "obs", "acts", "n", "rng"),
+    "choose_discard": ("prm", "obs", "rng"),
+}
+_FILE_SPEC = re.compile(r"(?P<path>.*?\.py)\s*(?::(?P<tail>.*))?", re.DOTALL)
+
+
+def _error(message: str):
+    from strategies import StrategyError
+
+    return StrategyError(message)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a user strategy's module comes from.
+
+    ``module`` its name in ``sys.modules``; ``file`` the absolute path of its
+    source; ``sha256`` of that file's bytes when it was loaded;
+    ``entry_point`` the ``package.module`` of an installed strategy, or
+    ``""`` for a file named by path.
+    """
+
+    module: str
+    file: str
+    sha256: str
+    entry_point: str = ""
+
+
+_sources: dict[str, Source] = {}  # module name -> Source: this process's user strategies
+_frozen: tuple[Source, ...] | None = None  # fixed when the engine loads
+
+
+def sha256_of(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+# ---- naming a strategy -----------------------------------------------------------
+
+
+def split_file_spec(text: str) -> tuple[str, str | None, str | None] | None:
+    """``"PATH.py[:NAME][:p=v,...]"`` -> ``(PATH.py, NAME or None, "p=v,..." or None)``;
+    None if ``text`` does not name a ``.py`` file.  ``PATH.py:p=v`` (no name) is accepted.
+
+    Raises
+    ------
+    StrategyError
+        For an empty name or parameter list after a ``:``.
+    """
+    m = _FILE_SPEC.fullmatch(text.strip())
+    if not m:
+        return None
+    path, tail = m.group("path").strip(), m.group("tail")
+    if tail is None:
+        return path, None, None
+    name, colon, params = tail.partition(":")
+    if not colon and "=" in name:
+        name, params = "", name
+    name = name.strip()
+    if (colon or not tail.strip()) and not name:
+        raise _error(
+            f"strategy {text.strip()!r}: give the strategy's name after '{path}:' (PATH.py:NAME:p=v,...)"
+        )
+    if colon and not params.strip():
+        raise _error(f"strategy {text.strip()!r}: nothing after ':'; give name=value pairs or no ':'")
+    return path, name or None, params if params else None
+
+
+def _module_name(file: Path) -> str:
+    """A stable module name for a user's file: its stem and a hash of its absolute path."""
+    stem = re.sub(r"\W", "_", file.stem) or "strategy"
+    digest = hashlib.sha256(str(file).encode()).hexdigest()[:10]
+    return f"tranca_sim_user_{stem}_{digest}"
+
+
+def _read(path_text: str) -> tuple[Path, str]:
+    """(absolute file, sha256 of its bytes) of a user's strategy file."""
+    p = Path(os.path.expanduser(path_text))
+    shown = repr(path_text)
+    try:
+        file = p.resolve(strict=True)
+        if file.is_dir():
+            raise _error(f"strategy file {shown} is a directory")
+        if not file.is_file():
+            raise _error(f"strategy file {shown} is not a regular file")
+        data = file.read_bytes()
+    except FileNotFoundError:
+        where = "" if p.is_absolute() else f" (looked in {Path.cwd()})"
+        raise _error(f"strategy file {shown} not found{where}") from None
+    except OSError as e:
+        raise _error(f"cannot read strategy file {shown}: {e.strerror or e}") from None
+    return file, hashlib.sha256(data).hexdigest()
+
+
+def load_file(path_text: str, expect_sha: str | None = None):
+    """Load (once per process) and check the strategy module in file ``path_text``.
+
+    Returns ``(module, Source)``.  ``expect_sha``: the file must still have
+    this sha256 (a run being replayed, a child process).
+
+    Raises
+    ------
+    StrategyError
+        For a missing or unreadable file, a file that changed since it was
+        loaded in this process (or since ``expect_sha``), an error while
+        importing it, a module that breaks the strategy contract
+        (:func:`check_module`), or a new file once the engine is loaded
+        (see the module docstring).
+    """
+    shown = path_text
+    file, sha = _read(path_text)
+    if expect_sha and sha != expect_sha:
+        raise _error(
+            f"strategy file {shown!r} has changed (sha256 {sha[:12]}..., expected {expect_sha[:12]}...): "
+            "it is not the file the run was played with; restore that version"
+        )
+    name = _module_name(file)
+    known = _sources.get(name)
+    if known is not None:
+        if known.sha256 != sha:
+            raise _error(
+                f"strategy file {shown!r} changed after this process loaded it; "
+                "run again in a new process to use the new version"
+            )
+        return sys.modules[name], known
+    _check_not_frozen(shown)
+    module = _exec_file(name, file, shown)
+    source = Source(name, str(file), sha)
+    try:
+        check_module(module, f"strategy file {shown!r}")
+    except Exception:
+        sys.modules.pop(name, None)
+        raise
+    _register(source, module)
+    return module, source
+
+
+def check_file(path_text: str):
+    """Load the file ``path_text`` apart (not for play, the engine may already be loaded) and
+    check it against the strategy contract; return the module.
+
+    Raises
+    ------
+    StrategyError
+        As :func:`load_file`.
+    """
+    file, sha = _read(path_text)
+    name = _module_name(file)  # the name it plays under: numba's cache restores code by module name
+    known = _sources.get(name)
+    if known is not None and known.sha256 == sha:
+        return sys.modules[name]
+    if name in sys.modules:
+        raise _error(f"strategy file {path_text!r} changed after this process loaded it")
+    module = _exec_file(name, file, path_text)
+    try:
+        check_module(module, f"strategy file {path_text!r}")
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def _exec_file(name: str, file: Path, shown: str):
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise _error(f"strategy file {shown!r} cannot be imported (is it a Python source file?)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    from strategies import builtin_names
+    from tranca_sim._cache import functions_cached_in
+
+    # what a strategy may import keeps its own cache directory (only the module's functions move)
+    importlib.import_module("tranca_sim.engine.melds")
+    importlib.import_module("tranca_sim.engine.rng")
+    builtin_names()
+    try:
+        with functions_cached_in(f"user/{name}"):
+            spec.loader.exec_module(module)
+    except SyntaxError as e:
+        sys.modules.pop(name, None)
+        raise _error(f"strategy file {shown!r} line {e.lineno}: {e.msg}") from None
+    except Exception as e:  # noqa: BLE001 -- anything the user's module raises is reported in one line
+        sys.modules.pop(name, None)
+        line = [f.lineno for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == file]
+        where = f" line {line[-1]}" if line else ""
+        raise _error(f"strategy file {shown!r}{where}: {type(e).__name__}: {e}") from None
+    return module
+
+
+def entry_points() -> dict:
+    """Installed strategies: ``{name: importlib.metadata.EntryPoint}`` of the group
+    ``tranca_sim.strategies``."""
+    from importlib.metadata import entry_points as eps
+
+    return {ep.name: ep for ep in eps(group=ENTRY_POINT_GROUP)}
+
+
+def _package_sha(modname: str, file: str) -> str:
+    """sha256 of an installed strategy's source: every ``.py`` file of its top-level package
+    (a helper module edited alone changes it too), or its one file."""
+    top = sys.modules.get(modname.partition(".")[0])
+    roots = list(getattr(top, "__path__", ())) if "." in modname else []
+    if not roots:
+        return sha256_of(file)
+    h = hashlib.sha256()
+    for root in roots:
+        for p in sorted(Path(root).rglob("*.py")):
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def load_entry_point(name: str, expect_sha: str | None = None, register: bool = True):
+    """Load and check the installed strategy ``name``; ``(module, Source)`` or None if no
+    entry point has that name.  ``register=False`` only inspects it (for listings): the
+    engine of the process will not include it.
+
+    Raises
+    ------
+    StrategyError
+        As :func:`load_file`.
+    """
+    ep = entry_points().get(name)
+    if ep is None:
+        return None
+    modname = ep.value.partition(":")[0].strip()
+    where = f"installed strategy {name!r} ({modname})"
+    known = _sources.get(modname)
+    if known is None and register:
+        _check_not_frozen(f"{name} ({modname})")
+    try:
+        module = importlib.import_module(modname)
+    except Exception as e:  # noqa: BLE001 -- anything the package raises is reported in one line
+        raise _error(f"{where} cannot be imported: {type(e).__name__}: {e}") from None
+    file = getattr(module, "__file__", None)
+    if not file:
+        raise _error(f"{where} has no source file")
+    sha = _package_sha(modname, file)
+    if expect_sha and sha != expect_sha:
+        raise _error(
+            f"{where} has changed since the run (sha256 {sha[:12]}..., expected {expect_sha[:12]}...)"
+        )
+    if known is not None:
+        return module, known
+    check_module(module, where)
+    if module.NAME != name:
+        raise _error(f"{where} says NAME = {module.NAME!r}; the entry point must be named after it")
+    source = Source(modname, str(Path(file).resolve()), sha, modname)
+    if register:
+        _register(source, module)
+    return module, source
+
+
+def _check_not_frozen(what: str) -> None:
+    if _frozen is not None:
+        have = ", ".join(s.file for s in _frozen) or "none"
+        raise _error(
+            f"strategy {what}: the engine of this process is already loaded (user strategies: {have}); "
+            "name every user strategy before the first simulation, or run in a new process"
+        )
+
+
+def _register(source: Source, module) -> None:
+    from strategies import builtin_names
+
+    for other in _sources.values():
+        if sys.modules[other.module].NAME == module.NAME:
+            raise _error(
+                f"two strategies are named {module.NAME!r}: {other.file} and {source.file}; rename one NAME"
+            )
+    if module.NAME in builtin_names():
+        raise _error(f"{source.file}: NAME {module.NAME!r} is taken by a built-in strategy")
+    _sources[source.module] = source
+    os.environ[ENV] = json.dumps([asdict(s) for s in sorted(_sources.values(), key=lambda s: s.module)])
+
+
+def loaded_modules() -> set[str]:
+    """Module names of the user strategies loaded in this process."""
+    return set(_sources)
+
+
+def loaded() -> list:
+    """The user strategy modules loaded in this process."""
+    return [sys.modules[m] for m in _sources]
+
+
+def module_for(name: str):
+    """The loaded user module ``name`` (used by the generated dispatch)."""
+    return sys.modules[name]
+
+
+# ---- the contract ----------------------------------------------------------------------
+
+
+def check_module(module, where: str) -> None:
+    """Check ``module`` against the strategy contract (docs/strategies.md).
+
+    ``NAME``: a name of letters, digits, ``_`` and ``-`` not taken by a
+    built-in strategy; ``PARAMS``: at most ``N_PARAMS`` tuples ``(name,
+    default, doc[, lowest, highest[, kind]])`` with distinct names, a finite
+    default within the range and a kind of :data:`strategies.PARAM_KINDS`; ``choose_draw``, ``choose_meld``,
+    ``choose_discard``: numba functions (``@njit``) with the contract's
+    arguments that compile for the engine's argument types and return an
+    integer.  ``DOC`` is optional (the module docstring's first line).
+
+    Raises
+    ------
+    StrategyError
+        Naming the first problem found.
+    """
+    from strategies import N_PARAMS, builtin_names
+
+    name = getattr(module, "NAME", None)
+    if name is None:
+        raise _error(f'{where} defines no NAME (the strategy\'s name, e.g. NAME = "greedy")')
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise _error(
+            f"{where}: NAME must be letters, digits, '_' or '-' starting with a letter, got {name!r}"
+        )
+    if name in builtin_names():
+        raise _error(f"{where}: NAME {name!r} is taken by a built-in strategy; choose another name")
+    if not hasattr(module, "DOC"):
+        module.DOC = ((module.__doc__ or "").strip().splitlines() or [""])[0]
+    params = getattr(module, "PARAMS", None)
+    if params is None:
+        raise _error(
+            f"{where} defines no PARAMS (a tuple of (name, default, doc, lowest, highest); () for none)"
+        )
+    if not isinstance(params, (tuple, list)) or len(params) > N_PARAMS:
+        raise _error(f"{where}: PARAMS must be a tuple of at most {N_PARAMS} parameter tuples")
+    seen = set()
+    for p in params:
+        _check_param(p, seen, where)
+    for fn in FUNCTIONS:
+        _check_function(module, fn, where)
+
+
+def _check_param(p, seen: set, where: str) -> None:
+    shape = "(name, default, doc, lowest, highest)"
+    if not isinstance(p, (tuple, list)) or len(p) < 3:
+        raise _error(f"{where}: each PARAMS entry must be {shape}, got {p!r}")
+    pname, default = p[0], p[1]
+    if not isinstance(pname, str) or not pname.isidentifier():
+        raise _error(f"{where}: parameter name {pname!r} must be an identifier")
+    if pname in seen:
+        raise _error(f"{where}: parameter {pname!r} is declared twice")
+    seen.add(pname)
+    nums = [default, *p[3:5]]
+    if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) for x in nums):
+        raise _error(f"{where}: parameter {pname!r} needs finite numbers for default, lowest, highest")
+    if len(p) >= 5 and not p[3] <= default <= p[4]:
+        raise _error(f"{where}: parameter {pname!r} default {default} is outside {p[3]}..{p[4]}")
+    if len(p) >= 6:
+        from strategies import PARAM_KINDS
+
+        if p[5] not in PARAM_KINDS:
+            raise _error(
+                f"{where}: parameter {pname!r} kind must be one of {', '.join(PARAM_KINDS)}, got {p[5]!r}"
+            )
+        if p[5] != "real" and not float(default).is_integer():
+            raise _error(f"{where}: parameter {pname!r} of kind {p[5]} needs a whole default, got {default}")
+
+
+def _check_function(module, fn: str, where: str) -> None:
+    from numba.core import types
+    from numba.core.dispatcher import Dispatcher
+
+    f = getattr(module, fn, None)
+    if f is None:
+        raise _error(f"{where} defines no {fn}({', '.join(FUNCTIONS[fn])})")
+    if not isinstance(f, Dispatcher):
+        raise _error(f"{where}: {fn} is not a numba function; decorate it with @njit(cache=True, _nrt=False)")
+    try:
+        sig = inspect.signature(f.py_func)
+        sig.bind(*FUNCTIONS[fn])
+    except TypeError:
+        raise _error(f"{where}: {fn} must take ({', '.join(FUNCTIONS[fn])})") from None
+    args = _arg_types()[fn]
+    try:
+        f.compile(args)
+    except Exception as e:  # noqa: BLE001 -- typing errors, and whatever numba raises on odd code
+        raise _error(
+            f"{where}: numba cannot compile {fn} for the engine's arguments: {_numba_reason(e)}"
+        ) from None
+    rtype = next(s.return_type for s in f.nopython_signatures if s.args == tuple(args))
+    if not (isinstance(rtype, types.Integer) and rtype.signed):
+        raise _error(f"{where}: {fn} must return an integer (a signed int), it returns {rtype}")
+
+
+def _numba_reason(e: Exception) -> str:
+    """One line from a numba compile error: the reason and the user's source line."""
+    lines = [x.strip() for x in str(e).splitlines() if x.strip()]
+    skip = ("Failed in ", "During: ", "- Resolution failure", "- Of which", "- argument", "[1]", "[0]")
+    reason = next(
+        (x for x in lines if not x.startswith(skip) and not x.startswith("File ")), type(e).__name__
+    )
+    at = next((x for x in lines if x.startswith("File ")), "")
+    m = re.match(r'File "(.*)", line (\d+)', at)
+    loc = f" ({Path(m.group(1)).name} line {m.group(2)})" if m else ""
+    reason = re.sub(r"\x1b\[[0-9;]*m", "", reason)
+    reason = re.sub(r"type Obs\((?:[^()]|\([^()]*\))*\)", "type Obs", reason)  # not the 8 array types
+    return reason + loc
+
+
+_ARG_TYPES: dict | None = None
+
+
+def _arg_types() -> dict:
+    """The numba argument types the kernels call each strategy function with."""
+    global _ARG_TYPES
+    if _ARG_TYPES is None:
+        import numpy as np
+        from numba import typeof, types
+
+        from tranca_sim.engine.obs import PUB_LEN, Obs
+        from tranca_sim.engine.state import new_state
+        from tranca_sim.rules import R_LEN
+
+        st = new_state()
+        obs = Obs(st.hand[0], np.zeros(PUB_LEN, np.int32), st.pile, st.mh, st.mc, st.taken, st.morto,
+                  np.zeros(R_LEN, np.int64))  # fmt: skip
+        prm = typeof(np.zeros((4, 8))[0])
+        acts = typeof(np.zeros(256, np.int32))
+        rng = typeof(np.zeros((4, 4), np.uint64)[0])
+        to = typeof(obs)
+        _ARG_TYPES = {
+            "choose_draw": (prm, to, acts, types.int64, rng),
+            "choose_meld": (prm, to, acts, types.int64, rng),
+            "choose_discard": (prm, to, rng),
+        }
+    return _ARG_TYPES
+
+
+# ---- the engine's switch ---------------------------------------------------------------
+
+
+def selection() -> tuple[Source, ...]:
+    """The user strategies of this process, in id order (fixed once the engine loads)."""
+    if _frozen is not None:
+        return _frozen
+    return tuple(sorted(_sources.values(), key=lambda s: s.module))
+
+
+def sid_of(module: str) -> int:
+    """The kernel id of the strategy in ``module`` (a built-in's registry name, e.g.
+    ``"basic"``, or a user module's name).
+
+    Raises
+    ------
+    StrategyError
+        For a user module that is not in this process's engine.
+    """
+    from strategies.registry import MODULES
+
+    if module in MODULES:
+        return MODULES.index(module)
+    order = [s.module for s in selection()]
+    if module not in order:
+        raise _error(f"strategy module {module} is not loaded in this process's engine")
+    return len(MODULES) + order.index(module)
+
+
+def _from_environment() -> None:
+    """Load the user strategies a parent process passed in ``TRANCA_SIM_USER_STRATEGIES``."""
+    text = os.environ.get(ENV)
+    if not text:
+        return
+    try:
+        items = [Source(**d) for d in json.loads(text)]
+    except (ValueError, TypeError) as e:
+        raise _error(f"environment variable {ENV} is not a list of strategy sources: {e}") from None
+    for s in items:
+        if s.module in _sources:
+            continue
+        if s.entry_point:
+            name = next(
+                (n for n, ep in entry_points().items() if ep.value.partition(":")[0] == s.module), None
+            )
+            if name is None or load_entry_point(name, s.sha256) is None:
+                raise _error(f"{ENV}: no installed strategy in module {s.module}")
+        else:
+            load_file(s.file, s.sha256)
+
+
+def engine_dispatch():
+    """``(choose_draw, choose_meld, choose_discard)`` switches for the engine; called once,
+    when :mod:`tranca_sim.engine.deal` is imported.
+
+    Without user strategies: those of ``strategies/_dispatch.py``.  With
+    them: a switch generated into the cache directory (module docstring),
+    after pointing numba's cache there.
+
+    Raises
+    ------
+    StrategyError
+        If a strategy passed by a parent process cannot be loaded, or no
+        writable cache directory exists.
+    """
+    global _frozen
+    if _frozen is None:
+        _from_environment()
+        _frozen = selection()
+    if not _frozen:
+        from strategies import _dispatch as d
+    else:
+        d = _user_dispatch(_frozen)
+    return d.choose_draw, d.choose_meld, d.choose_discard
+
+
+def selection_hash(sources) -> str:
+    h = hashlib.sha256()
+    for s in sources:
+        h.update(f"{s.module}|{s.file}|{s.sha256}|{s.entry_point}\n".encode())
+    return h.hexdigest()[:12]
+
+
+def render(sources) -> str:
+    """Source of the switch over the built-ins and ``sources`` (in id order)."""
+    from strategies.build import render as render_builtin
+    from strategies.registry import MODULES
+
+    lines = [f"{len(MODULES) + i}: {sys.modules[s.module].NAME} = {s.file} (sha256 {s.sha256})" for i, s in
+             enumerate(sources)]  # fmt: skip
+    header = (
+        '"""Generated by tranca-sim (strategies/user.py) for this selection of strategies: do not edit.\n\n'
+        "User strategies (id: NAME = file):\n\n" + "".join(f"- {x}\n" for x in lines) + '"""\n\n'
+        "from numba import njit\n\nfrom strategies.user import module_for\n"
+    )
+    extra = [f'_s{len(MODULES) + i} = module_for("{s.module}")\n' for i, s in enumerate(sources)]
+    return render_builtin(MODULES, header=header, extra=extra, n_user=len(sources))
+
+
+def _user_dispatch(sources):
+    from tranca_sim import _cache
+
+    tag = selection_hash(sources)
+    d = _cache.use_variant(f"u{tag}")
+    if d is None:
+        raise _error("no writable cache directory for the user strategies' engine (set TRANCA_SIM_CACHE_DIR)")
+    path = Path(d) / f"tranca_sim_dispatch_{tag}.py"
+    text = render(sources)
+    if not path.exists() or path.read_text() != text:  # rewritten only when new: numba keys on its mtime
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    name = f"tranca_sim_dispatch_{tag}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
