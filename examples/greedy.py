@@ -13,7 +13,7 @@ from tranca_sim.rules import R_VALUES
 
 NAME = "greedy"
 DOC = "takes any pile of min_pile cards or more, lays every meld it can, sheds its highest single card"
-PARAMS = (("min_pile", 1.0, "take the pile only if it holds at least this many cards", 1, 108),)
+PARAMS = (("min_pile", 1, "take the pile only if it holds at least this many cards", 1, 108, "int"),)
 
 
 @njit(cache=True, _nrt=False)

@@ -102,7 +102,8 @@ BAD_FILES = [
     ("bad_name", _variant('NAME = "greedy"', 'NAME = "my strategy"'), "NAME must be letters"),
     ("builtin", _variant('NAME = "greedy"', 'NAME = "basic"'), "taken by a built-in"),
     ("no_params", _variant("PARAMS = (", "_PARAMS = ("), "defines no PARAMS"),
-    ("default_out", _variant('cards", 1, 108)', 'cards", 2, 108)'), "default 1.0 is outside 2..108"),
+    ("default_out", _variant('cards", 1, 108', 'cards", 2, 108'), "default 1 is outside 2..108"),
+    ("kind", _variant('108, "int")', '108, "integer")'), "kind must be one of real, int, switch"),
     ("twice", _variant("PARAMS = (", "PARAMS = (('min_pile', 1, 'x'),"), "declared twice"),
     (
         "no_meld",
@@ -178,7 +179,7 @@ def test_bad_strategy_files_give_one_error_line(tmp_path):
     assert not (tmp_path / "x.parquet").exists()
     status, out, err = cli("strategies", str(EXAMPLE), cwd=tmp_path)
     assert status == 0, err
-    assert f"{EXAMPLE}:greedy:" in out and "parameters: min_pile=1" in out
+    assert f"{EXAMPLE}:greedy: " in out and "min_pile=1  (whole number 1 to 108)" in out
     one_error_line(*cli("strategies", "syn.py", cwd=tmp_path)[::2], "syn.py", "line 21")
 
 

@@ -150,6 +150,7 @@ def _run_meta(plan: RunPlan, specs, spec: dict, threads: int) -> dict:
                 "sid": int(s.sid),
                 "param_names": list(s.param_names),
                 "params": [float(x) for x in s.params[: len(s.param_names)]],
+                **s.origin,  # a user strategy's file and sha256 (replay, check)
             }
             for side, s in zip("AB", specs)
         ],
