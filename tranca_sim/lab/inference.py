@@ -166,22 +166,41 @@ def sequential_interval(x, looks, rho2: float, alpha: float = 0.05) -> dict:
     }
 
 
-def adjust_p(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Holm and Benjamini-Hochberg adjusted p-values (:func:`statsmodels.stats.multitest.multipletests`).
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (Holm 1979).
 
-    Returns ``(p_holm, p_bh, holm_significant)``; NaN p-values stay NaN and are left
-    out of the family.
+    With the ``m`` p-values sorted ascending, ``p_(i)`` becomes
+    ``max_{j <= i} min(1, (m - j + 1) p_(j))``. The same numbers as
+    ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]`` (checked by a
+    test); written out because that function calls ``gc.collect()`` on every call,
+    about 0.2 s in a process that has loaded the engine.
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    adj = np.minimum(1.0, np.maximum.accumulate(p[order] * np.arange(m, 0, -1)))
+    out = np.empty(m)
+    out[order] = adj
+    return out
+
+
+def adjust_p(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Holm (:func:`holm`) and Benjamini-Hochberg
+    (:func:`statsmodels.stats.multitest.multipletests`, ``fdr_bh``) adjusted p-values.
+
+    Returns ``(p_holm, p_bh, holm_significant)`` (``p_holm <= alpha``); NaN p-values stay
+    NaN and are left out of the family.
     """
     from statsmodels.stats.multitest import multipletests
 
     p = np.asarray(p_values, dtype=np.float64)
-    holm = np.full(p.shape, np.nan)
-    bh = np.full(p.shape, np.nan)
+    p_holm = np.full(p.shape, np.nan)
+    p_bh = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
     if ok.any():
-        holm[ok] = multipletests(p[ok], alpha=alpha, method="holm")[1]
-        bh[ok] = multipletests(p[ok], alpha=alpha, method="fdr_bh")[1]
-    return holm, bh, np.where(ok, holm <= alpha, False)
+        p_holm[ok] = holm(p[ok])
+        p_bh[ok] = multipletests(p[ok], alpha=alpha, method="fdr_bh")[1]
+    return p_holm, p_bh, np.where(ok, p_holm <= alpha, False)
 
 
 def sign_test(wins: int, losses: int) -> float:
