@@ -8,20 +8,20 @@ a deal, A's and B's scores are nearly uncorrelated or negatively correlated
 (one side's points are often the other's missed chances), so
 ``var(A - B) = var(A) + var(B) - 2 cov(A, B)`` is about the same or larger.
 Measured over 100,000 deals of ``tranca`` per run with seed 2024
-(``experiments/paired_variance.py``, README "How the comparison is paired"):
-correlation -0.24 and variance ratio ``var(A - B) / (var(A) + var(B))`` 1.24
-for ``basic`` vs ``basic``, -0.21 and 1.21 for ``random`` vs ``random``,
--0.20 and 1.20 for ``basic:go_out=0`` vs ``basic``, +0.09 and 0.91 for
-``basic`` vs ``random``.
+(``experiments/paired_variance.py`` at commit 80c4243, README "How the
+comparison is paired"): correlation -0.22 and variance ratio
+``var(A - B) / (var(A) + var(B))`` 1.22 for ``basic`` vs ``basic``, -0.21 and
+1.21 for ``random`` vs ``random``, -0.19 and 1.19 for ``basic:go_out=0`` vs
+``basic``, +0.07 and 0.93 for ``basic`` vs ``random``.
 
 What does narrow a comparison is common random numbers *across runs*: runs
 with the same master seed deal the same decks, so two strategies each played
 in its own run against the same opponent can be compared deal by deal.  In
 the same measurement, the variance of the per-deal difference of side A's
 scores between two such runs, against two runs with different seeds, was
-0.47 (``basic`` and ``basic:black3_lock=1``, both against ``basic``), 0.59
-(the same two against ``random``), 0.008 (``basic`` and ``basic:go_out=0``,
-which seldom play differently) and 0.94 (``basic`` and ``random``): the more
+0.42 (``basic`` and ``basic:black3_lock=1``, both against ``basic``), 0.56
+(the same two against ``random``), 0.010 (``basic`` and ``basic:go_out=0``,
+which seldom play differently) and 0.95 (``basic`` and ``random``): the more
 alike the two strategies, the larger the gain.
 
 A summary pairs only rows it can prove belong together: one row per side for
