@@ -51,6 +51,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from .io import RunFileError
     from .lab.experiment import ExperimentError
     from .lab.spec import SpecError
+    from .parallel import ClusterError
     from .rules import RulesError
     from .run import RunOptionError
 
@@ -60,6 +61,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         RunOptionError,
         SpecError,
         ExperimentError,
+        ClusterError,
     )
     try:
         from strategies import StrategyError
@@ -136,6 +138,15 @@ def _deals(text: str) -> int:
     return v
 
 
+def _cluster(text: str) -> int:
+    from .parallel import parse_cluster
+
+    try:
+        return parse_cluster(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--cluster ")) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for docs and tests)."""
     from . import __version__
@@ -161,13 +172,54 @@ def build_parser() -> argparse.ArgumentParser:
         "my_strats.py:NAME:p=v (docs/strategies.md); default basic",
     )
     s.add_argument("--side-b", default="random", help="strategy of seats 1 and 3; default random")
-    s.add_argument("--out", default="tranca-run.parquet", help="output file; default tranca-run.parquet")
+    s.add_argument(
+        "--out",
+        default="tranca-run.parquet",
+        help="output file; default tranca-run.parquet. A path ending in / (or a dataset already, "
+        "or with --dataset) is a dataset directory: one Parquet file per chunk and manifest.json",
+    )
+    s.add_argument(
+        "--dataset", action="store_true", help="write --out as a dataset directory even without a trailing /"
+    )
+    s.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish the interrupted dataset run at --out (give the run's other arguments again): "
+        "chunks already written are kept, the rest simulated",
+    )
     s.add_argument(
         "--force",
         action="store_true",
         help="overwrite an existing output file (never a link, directory, device, FIFO or socket)",
     )
-    s.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
+    s.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=None,
+        help="numba threads; default all cores (with --processes, --cluster or --scheduler: per worker, "
+        "default 1)",
+    )
+    where = s.add_mutually_exclusive_group()
+    where.add_argument(
+        "--processes",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="run the chunks on N local processes",
+    )
+    where.add_argument(
+        "--cluster",
+        type=_cluster,
+        default=None,
+        metavar="local[:N]",
+        help="run the chunks on a Dask LocalCluster of N workers (default 2) started for the run",
+    )
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the chunks on the existing Dask cluster of this scheduler, e.g. tcp://host:8786",
+    )
     s.add_argument(
         "--chunk-size",
         type=_positive_int,
@@ -194,17 +246,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     m = sub.add_parser("summarize", help="print the summary of a run file")
-    m.add_argument("path", help="a Parquet file written by 'tranca-sim simulate'")
+    m.add_argument("path", help="a Parquet file or dataset directory written by 'tranca-sim simulate'")
 
     r = sub.add_parser("replay", help="play a deal of a run again and print it turn by turn")
-    r.add_argument("path", help="a Parquet run file")
+    r.add_argument("path", help="a Parquet run file or dataset directory")
     r.add_argument("--deal", type=_nonneg_int, required=True, help="deal index in the run")
     r.add_argument("--html", metavar="OUT", help="also draw the table at --turn as an HTML/SVG page")
     r.add_argument("--turn", type=_nonneg_int, default=None, help="turn to draw (default: the last)")
     r.add_argument("--force", action="store_true", help="overwrite an existing --html file")
 
     c = sub.add_parser("check", help="referee deals of a run (or a deal-log file) independently")
-    c.add_argument("path", help="a Parquet run file, or a .jsonl deal-log file")
+    c.add_argument("path", help="a Parquet run file or dataset directory, or a .jsonl deal-log file")
     c.add_argument(
         "--sample",
         type=_positive_int,
@@ -278,6 +330,7 @@ def _check_simulate_args(a) -> None:
     """Every option of ``simulate`` checked before the engine is loaded, each error naming its flag."""
     from strategies import resolve
 
+    from .dataset import check_dataset_out, wants_dataset
     from .io import OutputExistsError, check_output_path
     from .rules import get_preset
     from .run import check_log_path, coerce_rule_options, parse_log_deals, parse_rule_args
@@ -297,6 +350,19 @@ def _check_simulate_args(a) -> None:
         with _flag(flag):
             resolve(text)
     _check_threads(a.threads)
+    if a.dataset or a.resume or wants_dataset(a.out):
+        try:
+            check_dataset_out(a.out, a.force, a.resume)
+        except OutputExistsError:
+            _fail(
+                f"--out {a.out!r}: a dataset exists there; --resume finishes it (same arguments), "
+                "--force replaces it"
+            )
+        except _user_errors() as e:
+            _fail(f"--out: {e}")
+        with _flag("--log-deals"):
+            parse_log_deals(a.log_deals, a.deals, a.seed, name="--log-deals")
+        return
     with _flag("--out"):
         check_output_path(a.out, a.force)
     with _flag("--log-deals"):
@@ -313,10 +379,12 @@ def _check_simulate_args(a) -> None:
 
 
 def _cmd_simulate(a) -> None:
+    from . import dataset as _ds
     from .lab.stats import format_summary, turn_limit_warning
     from .run import parse_rule_args, run_simulation
 
     _check_simulate_args(a)
+    a.dataset_out = a.dataset or a.resume or _ds.wants_dataset(a.out)
     res = run_simulation(
         a.preset,
         a.deals,
@@ -331,14 +399,34 @@ def _cmd_simulate(a) -> None:
         check=a.check,
         progress=not a.no_progress,
         log_deals=a.log_deals,
+        processes=a.processes,
+        cluster=a.cluster,
+        scheduler=a.scheduler,
+        dataset=a.dataset,
+        resume=a.resume,
+        warn=_warn,
     )
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
-    line = f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
+    workers = res.get("workers") or {}
+    if a.processes or a.cluster or a.scheduler:
+        kind = "processes" if a.processes else "Dask workers"
+        threads = f"{len(workers)} {kind}, {a.threads or 1} thread{'s' * ((a.threads or 1) != 1)} each"
+    simulated = res.get("simulated", res["deals"])
+    line = f"{simulated} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
+    if res.get("resumed_chunks"):
+        line = f"resumed: {res['deals'] - simulated} deals were written before; " + line
     if res["warmup_seconds"] >= 1:
         how = "compiled" if res.get("compiled") else "loaded"
         line += f"; the engine was {how} first, in {res['warmup_seconds']:.1f} s (not counted)"
     a.written = res["path"]  # an interrupt from here on does not remove the run
     print(line)
+    if len(workers) > 1 or a.processes or a.cluster or a.scheduler:
+        loads = ", ".join(f"{w['load_seconds']:.1f}" for w in workers.values())
+        misses = sum(w.get("cache_misses", 0) for w in workers.values())
+        print(
+            f"each worker loaded the engine once, on its first chunk ({loads} s); "
+            f"numba compiled {misses} time{'s' * (misses != 1)} on the workers"
+        )
     print(f"wrote {res['path']}")
     if res.get("log_path"):
         print(f"wrote {res['log_path']} ({len(res['meta']['log_deals'])} deal logs)")
@@ -412,7 +500,11 @@ def _readable_file(path) -> None:
     except OSError as e:
         _fail(f"cannot read {str(path)!r}: {os.strerror(e.errno) if e.errno else e}")
     if stat.S_ISDIR(st.st_mode):
-        _fail(f"{str(path)!r} is a directory")
+        from .dataset import MANIFEST
+
+        if os.path.exists(os.path.join(path, MANIFEST)):  # a dataset: verify_run checks the rest
+            return
+        _fail(f"{str(path)!r} is a directory without {MANIFEST} (not a tranca-sim dataset)")
     if not stat.S_ISREG(st.st_mode):
         _fail(f"{str(path)!r} is not a regular file")
 
@@ -649,7 +741,14 @@ def _stopped(what: str, state: dict) -> str:
     if args is None or args.command != "simulate":
         return what
     written = getattr(args, "written", None)
-    return f"{what} after writing {written}" if written else f"{what}; no output file was written"
+    if written:
+        return f"{what} after writing {written}"
+    if getattr(args, "dataset_out", False):
+        return (
+            f"{what}; the chunks written so far are kept in {args.out}: run the same command with "
+            "--resume to finish it"
+        )
+    return f"{what}; no output file was written"
 
 
 def _main(argv, state: dict) -> int:

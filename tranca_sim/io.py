@@ -326,6 +326,12 @@ def _meta_json(run_meta: Mapping) -> bytes:
     meta = dict(run_meta)
     meta.setdefault("version", package_version())
     meta.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
+    return _meta_json_plain(meta)
+
+
+def _meta_json_plain(meta: Mapping) -> bytes:
+    """``meta`` as the JSON stored under :data:`META_KEY`, nothing added (a dataset's chunk files
+    carry no time stamp, so their bytes do not depend on when they were written)."""
     return json.dumps(meta, default=_json_default, sort_keys=True).encode()
 
 
@@ -511,7 +517,10 @@ def _scan(p: Path, pf: pq.ParquetFile, columns: list[str] | None):
 
 
 def verify_run(path) -> dict | None:
-    """Check that ``path`` is a whole, undamaged run file; the one check every reader uses.
+    """Check that ``path`` is a whole, undamaged run file or dataset; the one check every reader uses.
+
+    A directory is a dataset (:mod:`tranca_sim.dataset`): its manifest, and each chunk file
+    against the manifest (size, sha256, deal range, run identity) and as a run file below.
 
     The file must be a regular, readable Parquet file with every column of
     :data:`tranca_sim.schema.COLUMNS` in its schema type (string and list
@@ -545,7 +554,12 @@ def verify_run(path) -> dict | None:
 
 def _read_verified(path, columns: list[str] | None) -> tuple[dict | None, pa.Table | None]:
     """:func:`verify_run`, and the table of ``columns`` (None: no table) read in the same pass
-    when the file was not verified before."""
+    when the file was not verified before; a directory is read as a dataset
+    (:func:`tranca_sim.dataset.read_verified`)."""
+    if os.path.isdir(path):
+        from .dataset import read_verified
+
+        return read_verified(path, columns)
     p, pf = _open(path)
     with contextlib.closing(pf):
         try:
@@ -573,12 +587,13 @@ def _read_verified(path, columns: list[str] | None) -> tuple[dict | None, pa.Tab
 
 
 def load_run(path, backend: str = "polars", columns: list[str] | None = None):
-    """Read a run file into a data frame, after :func:`verify_run`.
+    """Read a run file or a dataset directory into a data frame, after :func:`verify_run`.
 
     Parameters
     ----------
     path : str or os.PathLike
-        A file written by :func:`write_run`.
+        A file written by :func:`write_run`, or a dataset directory written by
+        ``tranca-sim simulate --out DIR/`` (its chunks in deal order).
     backend : {"polars", "pandas"}
         Type of the result.
     columns : list of str, optional

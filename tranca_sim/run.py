@@ -25,9 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
+from . import dataset as _ds
 from . import io as _io
-from .lab.stats import RunningSummary
+from . import parallel as _par
+from .lab.stats import SUMMARY_COLUMNS, RunningSummary
 from .rules import Rules, RulesError, get_preset
+
+#: engine columns the running summary reads (a resumed chunk's are read back from its file)
+_SUMMARY_KEYS = tuple(c for c in SUMMARY_COLUMNS if c in _io.CHUNK_COLUMNS)
 
 #: rule fields that are labels, not options
 NOT_OPTIONS = ("name", "description")
@@ -234,8 +239,20 @@ def run_simulation(
     check: bool = False,
     progress: bool = True,
     log_deals=None,
+    *,
+    processes: int | None = None,
+    cluster: int | None = None,
+    scheduler: str | None = None,
+    dataset: bool | None = None,
+    resume: bool = False,
+    warn=None,
 ) -> dict:
-    """Simulate ``deals`` deals and write them to a run file.
+    """Simulate ``deals`` deals and write them to a run file or a dataset directory.
+
+    The run is cut into chunks of ``chunk_size`` deals, each fixed by the seed, the rules,
+    the strategies and its deal indices (:mod:`tranca_sim.parallel`), so the rows are the
+    same whether the chunks run in this process (default), on ``processes`` local worker
+    processes or on a Dask cluster (``cluster`` local workers, or ``scheduler``).
 
     Parameters
     ----------
@@ -249,14 +266,17 @@ def run_simulation(
         Strategy specs, e.g. ``"basic"``, ``"basic:wild_reserve=1"`` or a
         user's file ``"my_strats.py:greedy:min_meld=2"`` (docs/strategies.md).
     out : str or os.PathLike
-        Output Parquet path.
+        Output Parquet file, or a dataset directory (:mod:`tranca_sim.dataset`: one file per
+        chunk and ``manifest.json``) when ``dataset`` is true, ``resume`` is given, or ``out``
+        ends with ``/`` or is a dataset already (:func:`tranca_sim.dataset.wants_dataset`).
     force : bool
         Replace an existing ``out`` and the deal-log file beside it
         (:func:`check_log_path`): replaced by this run's logs, or removed when
         this run logs none.  Without ``force`` an existing ``out`` or deal-log
         file is an error before anything is simulated.
     threads : int, optional
-        numba threads (default: numba's default, all cores).
+        numba threads (default: numba's default, all cores); with ``processes``,
+        ``cluster`` or ``scheduler``: numba threads of each worker (default 1).
     chunk_size : int
         Deals simulated and written per chunk (one Parquet row group).
     rule_options : mapping, optional
@@ -271,14 +291,34 @@ def run_simulation(
     log_deals : int, str or sequence of int, optional
         Deals whose every action is logged (:func:`parse_log_deals`) to the
         file :func:`log_path_for` names beside the run (``run.parquet`` ->
-        ``run.log.jsonl``; docs/log-format.md).
+        ``run.log.jsonl``; docs/log-format.md); a dataset keeps them inside, in
+        ``deals.log.jsonl``.
+    processes : int, optional
+        Run the chunks on this many local worker processes (joblib, loky).
+    cluster : int, optional
+        Start a Dask ``LocalCluster`` of this many single-threaded workers for the run.
+    scheduler : str, optional
+        Run the chunks on the existing Dask cluster of this scheduler (``tcp://host:8786``);
+        its workers need this version of tranca-sim (and a user strategy's file at the same path).
+    dataset : bool, optional
+        Write a dataset directory even when ``out`` does not end with ``/``.
+    resume : bool
+        Finish the interrupted dataset run at ``out``: chunks already written (whole, checked
+        against the manifest) are kept, the rest simulated; a damaged chunk is simulated
+        again (``warn`` is told).  A dataset of another run is refused
+        (:class:`tranca_sim.dataset.DatasetMismatchError`).  No dataset at ``out``: a new run.
+    warn : callable, optional
+        Called with one sentence per damaged chunk a resume simulates again.
 
     Returns
     -------
     dict
         ``path`` (str), ``deals``, ``seconds`` (wall time of simulation and
         writing, without the compile and the deal logs), ``deals_per_s``,
-        ``threads``, ``warmup_seconds`` (one throw-away deal before the timing:
+        ``simulated`` (deals simulated now: fewer on a resume), ``resumed_chunks``,
+        ``threads``, ``processes``, ``cluster`` (Dask workers), ``dashboard``,
+        ``workers`` (per ``host:pid``: ``chunks``, ``load_seconds``, numba
+        ``cache_misses``: each worker loads the kernels once), ``warmup_seconds`` (one throw-away deal before the timing:
         numba compilation on a first run, loading the cached kernels
         afterwards), ``compiled`` (True when no cached kernels were found),
         ``log_path`` (str or None), ``meta`` (the stored run metadata), ``summary``
@@ -324,14 +364,26 @@ def run_simulation(
     from strategies import resolve
 
     specs = (resolve(side_a), resolve(side_b))
-    path = _io.check_output_path(out, force)
+    dataset = bool(dataset or resume or _ds.wants_dataset(out))
+    for name, value in (("processes", processes), ("cluster", cluster)):
+        if value is not None:
+            _check_int(name, value, 1, 1024)
+    if scheduler is not None and cluster is not None:
+        raise RunOptionError("give cluster (a LocalCluster) or scheduler (an existing cluster), not both")
+    pool = processes if processes is not None else (cluster or scheduler)
     log_idx = parse_log_deals(log_deals, deals, seed)
-    log_path = check_log_path(path, bool(log_idx), force)
+    if dataset:
+        path = Path(out)
+        log_path = path / _ds.LOG_NAME if log_idx else None
+    else:
+        path = _io.check_output_path(out, force)
+        log_path = check_log_path(path, bool(log_idx), force)
 
     import numba
 
     if threads is not None:
         _check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
+    worker_threads = threads if threads is not None else 1
     n_threads = threads if threads is not None else numba.get_num_threads()
 
     from .engine import simulate_chunk
@@ -361,34 +413,80 @@ def run_simulation(
         "check": bool(check),
         "log_deals": log_idx,
         "log_file": log_path.name if log_idx else None,
+        "processes": processes,
+        "cluster": cluster if cluster is not None else scheduler,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "numba": numba.__version__,
     }
+    if dataset:
+        writer = _ds.DatasetWriter(path, meta, force=force, resume=resume, warn=warn)
+        meta = writer.meta
     diagnostics = {"invariant_errors": 0, "meld_full": 0}
     illegal = [0, 0]
     acc = RunningSummary(labels=[spec.label for spec in specs])
+    plan = _ds.chunk_plan(deals, chunk_size)
+    done = set(writer.done) if dataset else set()
+    local = scheduler is None
+    tasks = [
+        _par.ChunkTask(
+            i,
+            s0,
+            n,
+            dataclasses.asdict(rules),
+            (specs[0].text, specs[1].text),
+            seed,
+            bool(check),
+            None if pool is None else worker_threads,
+            meta["version"],
+            _par.task_env(local),
+        )
+        for i, s0, n in plan
+        if i not in done
+    ]
+    workers: dict = {}
+    info: dict = {}
 
     from tqdm.auto import tqdm
 
     bar = None
 
-    def chunks():
-        start = 0
-        while start < deals:
-            count = min(chunk_size, deals - start)
-            cols = simulate_chunk(rules, specs, master_seed=seed, start=start, count=count, check=check)
+    def finished():
+        """The chunks' columns in deal order (summary, single file), each dataset chunk written
+        as soon as it arrives; resumed chunks are read back for the summary."""
+        waiting: dict = {}
+        results = _par.execute(
+            tasks, processes=processes, cluster=cluster, scheduler=scheduler, ordered=not dataset, info=info
+        )
+        for i, s0, n in plan:
+            while i not in done and i not in waiting:
+                j, cols, note = next(results)
+                w = workers.setdefault(f"{note['host']}:{note['pid']}", {"chunks": 0, "load_seconds": 0.0})
+                w["chunks"] += 1
+                w["load_seconds"] += note["load_seconds"]
+                w["cache_misses"] = note["cache_misses"]
+                diag = {k: int(np.asarray(cols[k])[::2].sum()) for k in diagnostics if k in cols}
+                if "illegal_choices" in cols:  # per side
+                    diag["illegal_choices"] = [int(np.asarray(cols["illegal_choices"])[s::2].sum()) for s in (0, 1)]
+                if dataset:
+                    writer.add(j, tasks_by_index[j].start, cols, diag)
+                    cols = {k: cols[k] for k in _SUMMARY_KEYS if k in cols}
+                waiting[j] = (cols, diag)
+                bar.update(tasks_by_index[j].count)
+            if i in waiting:
+                cols, diag = waiting.pop(i)
+            else:  # written by an earlier, interrupted run
+                t = writer.read_columns(i, _SUMMARY_KEYS)
+                cols = {c: t.column(c).to_numpy() for c in t.column_names}
+                diag = writer.done[i].get("diagnostics") or {}
             acc.update(cols)
             for key in diagnostics:  # per-deal counters, repeated on both rows of a deal
-                if key in cols:
-                    diagnostics[key] += int(np.asarray(cols[key])[::2].sum())
-            if "illegal_choices" in cols:  # per side
-                for side in (0, 1):
-                    illegal[side] += int(np.asarray(cols["illegal_choices"])[side::2].sum())
-            bar.update(count)
-            start += count
+                diagnostics[key] += int(diag.get(key, 0))
+            for side, k in enumerate(diag.get("illegal_choices") or (0, 0)):
+                illegal[side] += int(k)
             yield cols
 
+    tasks_by_index = {t.index: t for t in tasks}
     cached = engine_cached()
     if progress and not cached:  # a cached start loads in a second or two and says nothing
         print("compiling the engine (once, about 30-90 s) ...", file=sys.stderr, flush=True)
@@ -396,15 +494,17 @@ def run_simulation(
     numba.set_num_threads(n_threads)  # restored below: a Python caller's later runs are not affected
     try:
         t0 = time.perf_counter()
-        # one throw-away deal compiles (first run) or loads the cached kernels, so `seconds` is simulation only
+        # one throw-away deal compiles (first run) or loads the cached kernels, so `seconds` is simulation
+        # only; workers on this machine then load them from numba's disk cache instead of compiling
         simulate_chunk(rules, specs, master_seed=seed, start=0, count=1, check=check)
         _io._run_constants(meta)  # checks meta; pyarrow's first array imports pandas (~0.6 s), not a deal
         warmup = time.perf_counter() - t0
         with contextlib.ExitStack() as stack:
-            if log_idx:  # logs to a temporary file first, renamed after the run file (or removed)
+            if log_idx and not (dataset and resume and log_path.exists()):
+                # logs to a temporary file first, renamed after the run file (or removed)
                 from .engine.log import dump_logs, play_logged
 
-                log_tmp = stack.enter_context(_io.atomic_output(log_path, force))
+                log_tmp = stack.enter_context(_io.atomic_output(log_path, force or dataset))
                 logs = (play_logged(rules, specs, seed, i) for i in log_idx)
                 with (
                     tqdm(
@@ -414,10 +514,25 @@ def run_simulation(
                     open(log_tmp, "w", encoding="utf-8") as f,
                 ):
                     dump_logs(f, it)
-            # the bar starts after the compile and the logs: its rate and time left are the deals' alone
-            bar = tqdm(total=deals, unit="deal", unit_scale=True, disable=not progress, desc="simulating")
+            # one bar over every chunk, started after the compile and the logs: its rate and
+            # time left are the deals' alone (on processes and Dask it moves as chunks finish)
+            where = _where(processes, cluster, scheduler)
+            bar = tqdm(
+                total=deals,
+                unit="deal",
+                unit_scale=True,
+                disable=not progress,
+                desc="simulating" + (f" ({where})" if where else ""),
+            )
+            bar.update(sum(c for i, _, c in plan if i in done))
+            bar.unpause()
             t0 = time.perf_counter()
-            _io.write_run(path, chunks(), run_meta=meta, force=force)
+            if dataset:
+                for _ in finished():
+                    pass
+                writer.finish()
+            else:
+                _io.write_run(path, finished(), run_meta=meta, force=force)
             seconds = time.perf_counter() - t0
             if log_path is not None and not log_idx:  # an older run's logs do not stay beside the new run
                 with _io.writing(log_path):
@@ -426,13 +541,20 @@ def run_simulation(
         if bar is not None:
             bar.close()
         numba.set_num_threads(threads_before)
+    simulated = sum(t.count for t in tasks)
     return {
         "path": str(path),
         "log_path": str(log_path) if log_idx else None,
         "deals": deals,
+        "simulated": simulated,
+        "resumed_chunks": len(done),
         "seconds": seconds,
-        "deals_per_s": deals / seconds if seconds > 0 else float("inf"),
+        "deals_per_s": simulated / seconds if seconds > 0 else float("inf"),
         "threads": n_threads,
+        "processes": processes,
+        "cluster": info.get("workers"),
+        "dashboard": info.get("dashboard"),
+        "workers": workers,
         "warmup_seconds": warmup,
         "compiled": not cached,
         "meta": meta,
@@ -440,6 +562,16 @@ def run_simulation(
         "diagnostics": diagnostics,
         "illegal_choices": illegal,
     }
+
+
+def _where(processes, cluster, scheduler) -> str:
+    if scheduler is not None:
+        return f"Dask scheduler {scheduler}"
+    if cluster is not None:
+        return f"Dask LocalCluster of {cluster} workers"
+    if processes is not None and processes > 1:
+        return f"{processes} processes"
+    return ""
 
 
 def engine_cached(kernel_name: str = "_simulate_nb") -> bool:

@@ -1,0 +1,304 @@
+"""Runs in chunks on threads, processes and Dask; datasets; resume after SIGKILL; damaged chunks.
+
+Every run here is small (a few thousand deals of basic vs random); what is checked is that the
+rows do not depend on where the chunks ran, that a killed run resumed equals an uninterrupted
+one (deal indices 0..N-1 exactly once each), and that a damaged or foreign chunk or manifest is
+named and never mixed in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tranca_sim import dataset as ds
+from tranca_sim.io import RunFileError, load_meta, load_run, verify_run
+from tranca_sim.run import run_simulation
+
+ROOT = Path(__file__).resolve().parents[1]
+DEALS, CHUNK = 3000, 500
+ARGS = ("tranca", DEALS, 7, "basic", "random")
+
+
+def sim(out, **kw):
+    return run_simulation(*ARGS, out, chunk_size=CHUNK, progress=False, **kw)
+
+
+def hashes(path) -> list[str]:
+    return [c["sha256"] for c in ds.read_manifest(path)["chunks"]]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The run on one thread in this process, as a dataset and as a single file."""
+    d = tmp_path_factory.mktemp("ref")
+    res = sim(f"{d}/one/", threads=1)
+    sim(d / "one.parquet", threads=1)
+    return d, res
+
+
+def cli(*args, env=None, **kw):
+    e = dict(os.environ, PYTHONPATH=str(ROOT))
+    e.update(env or {})
+    return subprocess.Popen(
+        [sys.executable, "-m", "tranca_sim.cli", *args],
+        env=e,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
+
+
+def sim_args(out, *extra):
+    return ["simulate", "--deals", str(DEALS), "--seed", "7", "--chunk-size", str(CHUNK), "--no-progress",
+            "--out", str(out), *extra]  # fmt: skip
+
+
+def wait_for_chunks(path, k, proc, timeout=120):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        try:
+            if len(ds.read_manifest(path)["chunks"]) >= k:
+                return
+        except RunFileError:
+            pass
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {k} chunks after {timeout} s")
+
+
+def assert_whole(path, reference_dir):
+    """Deal indices 0..N-1 exactly once each (two rows, sides 0 and 1) and the rows of the
+    uninterrupted reference run, chunk files byte for byte."""
+    df = load_run(path)
+    idx = np.sort(df["deal_index"].to_numpy())
+    assert np.array_equal(idx, np.repeat(np.arange(DEALS), 2))
+    assert df.equals(load_run(reference_dir / "one"))
+    assert hashes(path) == hashes(reference_dir / "one")
+    assert not [p for p in os.listdir(path) if p.startswith(".tmp-tranca-")]
+
+
+# ---- the same rows wherever the chunks run ------------------------------------------------------
+def test_same_rows_on_threads_processes_and_local_cluster(reference, tmp_path):
+    d, ref = reference
+    two = sim(f"{tmp_path}/two/", threads=2)
+    procs = sim(f"{tmp_path}/procs/", processes=2)
+    dask = sim(f"{tmp_path}/dask/", cluster=2)
+    frame = load_run(d / "one")
+    assert frame.height == 2 * DEALS
+    assert frame.equals(load_run(d / "one.parquet"))  # a dataset reads as the single file does
+    for name in ("two", "procs", "dask"):
+        assert hashes(tmp_path / name) == hashes(d / "one"), name  # chunk files byte for byte
+        assert load_run(tmp_path / name).equals(frame), name
+    for res in (two, procs, dask):
+        assert res["summary"] == ref["summary"]  # summaries fed in deal order: equal to the last bit
+    # each worker loads the kernels once, from the disk cache this process filled: no compile there
+    for res in (procs, dask):
+        workers = res["workers"]
+        assert 1 <= len(workers) <= 2
+        assert sum(w["chunks"] for w in workers.values()) == DEALS // CHUNK
+        assert all(w["cache_misses"] == 0 for w in workers.values()), workers
+        assert all(w["load_seconds"] > 0 for w in workers.values()), workers
+    assert dask["cluster"] == 2
+
+
+def test_manifest_describes_the_run(reference):
+    d, _ = reference
+    doc = ds.read_manifest(d / "one")
+    meta = doc["meta"]
+    assert meta["master_seed"] == 7 and meta["deals"] == DEALS and meta["complete"]
+    assert [s["text"] for s in meta["strategies"]][1] == "random"
+    assert meta["rules"]["name"] == "tranca" and meta["version"]
+    assert [(c["index"], c["start"], c["count"], c["rows"]) for c in doc["chunks"]] == [
+        (i, 500 * i, 500, 1000) for i in range(6)
+    ]
+    assert load_meta(d / "one")["chunk_size"] == CHUNK
+
+
+# ---- resume after SIGKILL ------------------------------------------------------------------------
+def test_resume_after_sigkill_of_a_process_run(reference, tmp_path):
+    d, _ = reference
+    out = tmp_path / "run"
+    slow = {"TRANCA_SIM_TEST_CHUNK_SLEEP": "0.3"}
+    p = cli(*sim_args(f"{out}/", "--processes", "2"), env=slow, start_new_session=True)
+    wait_for_chunks(out, 2, p)
+    os.killpg(p.pid, signal.SIGKILL)  # the run and its worker processes, as a power cut would
+    p.communicate()
+    kept = len(ds.read_manifest(out)["chunks"])
+    assert 2 <= kept < DEALS // CHUNK
+    with pytest.raises(RunFileError, match="unfinished run: .* --resume"):
+        verify_run(out)
+    r = cli(*sim_args(out, "--processes", "2", "--resume"))
+    stdout, stderr = r.communicate()
+    assert r.returncode == 0, stderr
+    assert f"resumed: {kept * CHUNK} deals were written before" in stdout
+    assert_whole(out, d)
+
+
+def test_dask_worker_killed_midway_then_resume(reference, tmp_path, monkeypatch):
+    """A worker of a LocalCluster is SIGKILLed while the run uses it: Dask runs its chunk again
+    elsewhere (or the run stops and --resume finishes it); the rows equal the uninterrupted run."""
+    from dask.distributed import Client, LocalCluster
+
+    d, _ = reference
+    out = tmp_path / "run"
+    monkeypatch.setenv("TRANCA_SIM_TEST_CHUNK_SLEEP", "0.4")  # the workers inherit it
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+    ):
+        pids = client.run(os.getpid)
+        p = cli(*sim_args(f"{out}/", "--scheduler", cluster.scheduler_address))
+        wait_for_chunks(out, 2, p)
+        os.kill(next(iter(pids.values())), signal.SIGKILL)
+        _, stderr = p.communicate(timeout=120)
+        if p.returncode != 0 or len(ds.read_manifest(out)["chunks"]) < DEALS // CHUNK:
+            r = cli(*sim_args(out, "--scheduler", cluster.scheduler_address, "--resume"))
+            _, stderr = r.communicate(timeout=120)
+            assert r.returncode == 0, stderr
+    assert_whole(out, d)
+
+
+# ---- damage and mismatches are named, never mixed in --------------------------------------------
+def copy_run(src: Path, dst: Path) -> Path:
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_truncated_chunk_is_named_and_resume_redoes_it(reference, tmp_path):
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    f = out / "chunk-000003.parquet"
+    f.write_bytes(f.read_bytes()[:-100])
+    with pytest.raises(RunFileError, match=r"chunk-000003\.parquet: truncated"):
+        load_run(out)
+    r = cli("summarize", str(out))
+    _, err = r.communicate()
+    assert r.returncode == 2 and "chunk-000003.parquet: truncated" in err and "Traceback" not in err
+    r = cli(*sim_args(out, "--resume"))
+    _, err = r.communicate()
+    assert r.returncode == 0, err
+    assert "chunk-000003.parquet: truncated" in err and "simulated again" in err
+    assert_whole(out, d)
+
+
+def test_chunk_of_another_schema_is_named(reference, tmp_path):
+    import pyarrow.parquet as pq
+
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    t = pq.read_table(out / "chunk-000001.parquet").drop_columns(["score"])
+    pq.write_table(t, out / "chunk-000001.parquet")
+    with pytest.raises(RunFileError, match=r"chunk-000001\.parquet: it is not of the run-file schema.*score"):
+        verify_run(out)
+    # a manifest rewritten to match the foreign chunk: the chunk's own check still refuses it
+    doc = ds.read_manifest(out)
+    doc["chunks"][1].update(
+        bytes=os.path.getsize(out / "chunk-000001.parquet"), sha256=ds._sha256(out / "chunk-000001.parquet")
+    )
+    (out / ds.MANIFEST).write_text(json.dumps(doc))
+    with pytest.raises(RunFileError, match="chunk-000001.parquet"):
+        load_run(out)
+
+
+def test_chunk_of_another_run_is_named(reference, tmp_path):
+    d, _ = reference
+    other = tmp_path / "other"
+    run_simulation(
+        "tranca", DEALS, 8, "basic", "random", other, chunk_size=CHUNK, progress=False, dataset=True
+    )
+    out = copy_run(d / "one", tmp_path / "run")
+    (out / "chunk-000002.parquet").write_bytes((other / "chunk-000002.parquet").read_bytes())
+    doc = ds.read_manifest(out)
+    doc["chunks"][2] = ds.read_manifest(other)["chunks"][2]
+    (out / ds.MANIFEST).write_text(json.dumps(doc))
+    with pytest.raises(RunFileError, match=r"chunk-000002\.parquet: it belongs to another run \(master_seed"):
+        load_run(out)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"seed": 8}, "master_seed"),
+        ({"side_b": "passive"}, "strategies"),
+        ({"rule_options": {"max_wilds": 1}}, "rules"),
+        ({"deals": 3500}, "deals"),
+        ({"chunk_size": 250}, "chunk_size"),
+        ({"check": True}, "check"),
+        ({}, "version"),
+    ],
+)
+def test_resume_refuses_another_run(reference, tmp_path, change, field):
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    if field == "version":
+        doc = ds.read_manifest(out)
+        doc["meta"]["version"] = "0.0.1"
+        (out / ds.MANIFEST).write_text(json.dumps(doc))
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    kw = {"preset": "tranca", "deals": DEALS, "seed": 7, "side_a": "basic", "side_b": "random"}
+    kw.update({k: v for k, v in change.items() if k in kw})
+    extra = {k: v for k, v in change.items() if k not in kw}
+    extra.setdefault("chunk_size", CHUNK)
+    with pytest.raises(ds.DatasetMismatchError, match=f"cannot resume .*: it is a run with other {field} "):
+        run_simulation(**kw, out=out, progress=False, resume=True, **extra)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # nothing touched
+
+
+def test_resume_mismatch_on_the_command_line(reference, tmp_path):
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    args = sim_args(out, "--resume")
+    args[args.index("--seed") + 1] = "8"
+    r = cli(*args)
+    _, err = r.communicate()
+    assert r.returncode == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(
+        f"tranca-sim: error: cannot resume '{out}': it is a run with other master_seed"
+    )
+    assert "master_seed: 7 there, 8 now" in lines[0]
+
+
+def test_existing_dataset_needs_resume_or_force(reference, tmp_path):
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    r = cli(*sim_args(out))  # a dataset is recognised by its manifest even without the trailing /
+    _, err = r.communicate()
+    assert r.returncode == 2 and "--resume finishes it" in err and "--force replaces it" in err
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep")
+    r = cli(*sim_args(f"{foreign}/", "--force"))
+    _, err = r.communicate()
+    assert r.returncode == 2 and "not a tranca-sim dataset" in err
+    assert (foreign / "notes.txt").read_text() == "keep"
+
+
+def test_summarize_replay_and_check_read_a_dataset(reference, capsys):
+    from tranca_sim.check import check_run
+    from tranca_sim.cli import main
+    from tranca_sim.replay import format_deal, regenerate
+
+    d, _ = reference
+    texts = [format_deal(regenerate(p, 1234)) for p in (d / "one", d / "one.parquet")]
+    assert texts[0] == texts[1] and texts[0].startswith("deal 1234")
+    verdicts, _, limited = check_run(d / "one", 3, progress=False)
+    assert [v.ok for v in verdicts] == [True] * 3 and limited == []
+    outs = []
+    for path in (d / "one", d / "one.parquet"):
+        assert main(["summarize", str(path)]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and f"{DEALS}" in outs[0]

@@ -1,0 +1,418 @@
+"""A run stored as a Parquet dataset: a directory of chunk files and a manifest.
+
+Layout of a dataset directory ``PATH/``::
+
+    PATH/manifest.json              what the run is and which chunks are done
+    PATH/chunk-000000.parquet       deals 0 .. chunk_size-1 (run-file schema, one row group)
+    PATH/chunk-000001.parquet       ...
+    PATH/deals.log.jsonl            deal logs (only with --log-deals)
+
+Each chunk file is an ordinary run file (:data:`tranca_sim.schema.COLUMNS`)
+holding the deals ``start .. start+count-1``; it is written under a temporary
+name and renamed, and only then entered in the manifest (itself replaced
+atomically), so a run killed at any moment leaves a manifest that lists only
+whole chunks.  The manifest is JSON::
+
+    {"format": "tranca-sim-dataset/1",
+     "meta": {... the run metadata, as a run file's ...},
+     "chunks": [{"index": 0, "start": 0, "count": 50000, "file": "chunk-000000.parquet",
+                 "rows": 100000, "bytes": 1234567, "sha256": "...", "diagnostics": {...}}, ...]}
+
+A chunk's bytes do not depend on how it was computed (threads, processes or a
+Dask cluster) or when: its file carries the run's identity (:data:`IDENTITY`)
+and its deal range, never a time stamp, so its sha256 is the same for every
+way of running it.  :func:`read_verified` is what :func:`tranca_sim.io.verify_run`
+and :func:`tranca_sim.io.load_run` do for a directory: every listed chunk is
+checked against the manifest (size, sha256, row count, deal range, identity)
+and then as a run file (schema, page checksums, nulls).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import io as _io
+
+MANIFEST = "manifest.json"
+FORMAT = "tranca-sim-dataset/1"
+LOG_NAME = "deals.log.jsonl"
+
+#: run metadata that fixes every deal of a run: a resumed run must match all of them
+IDENTITY = ("preset", "rules", "strategies", "master_seed", "deals", "chunk_size", "check", "version")
+
+#: run metadata that says how or when a run was made; kept out of the chunk files
+_VOLATILE = ("created", "threads", "processes", "cluster", "python", "numba", "log_deals", "log_file")
+
+
+class DatasetMismatchError(_io.RunFileError):
+    """``--resume`` of a dataset made with other rules, strategies, seed, deals, chunk size or
+    version; the message names each field that differs."""
+
+
+def chunk_file(index: int) -> str:
+    """``chunk-000007.parquet`` for chunk 7."""
+    return f"chunk-{index:06d}.parquet"
+
+
+def chunk_plan(deals: int, chunk_size: int) -> list[tuple[int, int, int]]:
+    """``[(index, start, count), ...]``: the chunks of a run of ``deals`` deals."""
+    return [(i, s, min(chunk_size, deals - s)) for i, s in enumerate(range(0, deals, chunk_size))]
+
+
+def is_dataset(path) -> bool:
+    """Whether ``path`` is a directory (a dataset, or something refused as one)."""
+    return os.path.isdir(path)
+
+
+def wants_dataset(out) -> bool:
+    """An output path meant as a dataset: it ends with ``/`` or is a dataset directory already
+    (holds ``manifest.json``); any other existing directory is refused as an output file is."""
+    text = os.fspath(out)
+    return text.endswith(("/", os.sep)) or os.path.isfile(os.path.join(text, MANIFEST))
+
+
+def identity(meta: Mapping) -> dict:
+    """The fields of :data:`IDENTITY` of run metadata (JSON round-tripped, so a dict read back from
+    a manifest compares equal to the one a run builds)."""
+    return json.loads(json.dumps({k: meta.get(k) for k in IDENTITY}, default=_io._json_default))
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------
+class DatasetWriter:
+    """Writes chunks of one run into a dataset directory and keeps its manifest.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The directory; created when missing (its parent must exist).
+    meta : mapping
+        The run metadata (as :func:`tranca_sim.io.write_run` takes it, with the
+        fields of :data:`IDENTITY`).
+    force : bool
+        Replace an existing dataset (its manifest, chunk files and deal log only).
+    resume : bool
+        Keep the whole chunks of an existing dataset of the same run; ``done`` lists them.
+
+    Raises
+    ------
+    tranca_sim.io.OutputExistsError
+        A dataset exists at ``path`` and neither ``force`` nor ``resume`` is given.
+    DatasetMismatchError
+        ``resume`` of a dataset of another run (the fields that differ are named).
+    tranca_sim.io.RunFileError
+        ``path`` is a file, a link, or a directory holding other files; its parent is missing;
+        the manifest is unreadable.
+    """
+
+    def __init__(self, path, meta: Mapping, *, force: bool = False, resume: bool = False, warn=None):
+        self.path = Path(path)
+        self.meta = dict(meta)
+        self.chunk_meta = {k: v for k, v in self.meta.items() if k not in _VOLATILE}
+        self.done: dict[int, dict] = {}
+        self._prepare(force, resume, warn or (lambda text: None))
+        self._save()
+
+    # -- opening ---------------------------------------------------------------
+    def _prepare(self, force: bool, resume: bool, warn) -> None:
+        p = self.path
+        state = check_dataset_out(p, force, resume)
+        if state == "new":
+            with _io.writing(p):
+                p.mkdir()
+            return
+        if state == "empty":
+            return
+        if resume:
+            old = read_manifest(p)
+            mine, theirs = identity(self.meta), identity(old["meta"])
+            diff = [k for k in IDENTITY if mine[k] != theirs[k]]
+            if diff:
+                shown = "; ".join(f"{k}: {_short(theirs[k])} there, {_short(mine[k])} now" for k in diff)
+                raise DatasetMismatchError(
+                    f"cannot resume {str(p)!r}: it is a run with other {', '.join(diff)} ({shown}); "
+                    "give the same arguments as the interrupted run, or --force to replace it"
+                )
+            for entry in old["chunks"]:
+                why = _chunk_problem(p, entry, self.chunk_meta)
+                if why:
+                    warn(f"{entry.get('file', '?')}: {why}; it is simulated again")
+                else:
+                    self.done[int(entry["index"])] = entry
+            if old["meta"].get("log_file"):
+                self.meta.setdefault("log_file", old["meta"]["log_file"])
+            self._clean_temporaries()
+            return
+        self._remove_dataset()
+
+    def _clean_temporaries(self) -> None:
+        for x in self.path.glob(".tmp-tranca-*"):
+            with contextlib.suppress(OSError):
+                x.unlink()
+
+    def _remove_dataset(self) -> None:
+        """With ``force``: remove the manifest, the chunk files and the deal log, nothing else."""
+        with _io.writing(self.path):
+            (self.path / MANIFEST).unlink()
+            for x in self.path.iterdir():
+                if x.name.startswith(("chunk-", ".tmp-tranca-")) or x.name == LOG_NAME:
+                    x.unlink()
+
+    # -- writing ---------------------------------------------------------------
+    def _save(self) -> None:
+        chunks = [self.done[i] for i in sorted(self.done)]
+        doc = {"format": FORMAT, "meta": self.meta, "chunks": chunks}
+        text = json.dumps(doc, default=_io._json_default, sort_keys=True, indent=1)
+        target = self.path / MANIFEST
+        with _io.atomic_output(target, force=True) as tmp, _io.writing(target):
+            tmp.write_text(text, encoding="utf-8")
+
+    def add(self, index: int, start: int, cols: Mapping, diagnostics: Mapping | None = None) -> dict:
+        """Write chunk ``index`` (deals ``start ..``, engine columns ``cols``) and enter it in the
+        manifest; returns its manifest entry."""
+        table = _io.chunk_table(cols, self.meta)
+        count = table.num_rows // 2
+        meta = dict(self.chunk_meta, chunk={"index": index, "start": start, "count": count})
+        table = table.replace_schema_metadata({_io.META_KEY: _io._meta_json_plain(meta)})
+        name = chunk_file(index)
+        target = self.path / name
+        with _io.atomic_output(target, force=True) as tmp:
+            with _io.writing(target):
+                pq.write_table(table, tmp, compression="zstd", write_page_checksum=True)
+            digest, size = _sha256(tmp), os.path.getsize(tmp)
+        entry = {
+            "index": index,
+            "start": start,
+            "count": count,
+            "file": name,
+            "rows": table.num_rows,
+            "bytes": size,
+            "sha256": digest,
+            "diagnostics": dict(diagnostics or {}),
+        }
+        self.done[index] = entry
+        self._save()
+        return entry
+
+    def read_columns(self, index: int, columns) -> pa.Table:
+        """Columns of a chunk already written (a resumed run's summary reads them)."""
+        return pq.read_table(self.path / self.done[index]["file"], columns=list(columns))
+
+    def finish(self) -> None:
+        """Record that every chunk is written (``complete`` in the manifest)."""
+        self.meta["complete"] = True
+        self._save()
+
+
+def check_dataset_out(path, force: bool = False, resume: bool = False) -> str:
+    """Check that a dataset can be written at ``path`` before anything is simulated.
+
+    Returns
+    -------
+    str
+        ``"new"`` (nothing there; its parent exists), ``"empty"`` (an empty directory) or
+        ``"dataset"`` (a dataset, to be resumed or, with ``force``, replaced).
+
+    Raises
+    ------
+    tranca_sim.io.OutputExistsError
+        A dataset exists and neither ``force`` nor ``resume`` is given.
+    tranca_sim.io.RunFileError
+        ``path`` is a file or a link, its parent is missing, or it is a directory holding files
+        that are not a dataset's (never replaced, even with ``force``).
+    """
+    p = Path(path)
+    st = _io._lstat(p)
+    if os.path.islink(p) or (st is not None and not os.path.isdir(p)):
+        raise _io.RunFileError(
+            f"output path {str(p)!r} is not a directory; a dataset is a directory (a run file ends in .parquet)"
+        )
+    if st is None:
+        parent = p.parent if str(p.parent) else Path(".")
+        if not parent.is_dir():
+            raise _io.RunFileError(f"cannot write {str(p)!r}: {str(parent)!r} does not exist")
+        return "new"
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise _io.RunFileError(f"cannot write {str(p)!r}: permission denied")
+    if not (p / MANIFEST).exists():
+        foreign = [x.name for x in p.iterdir() if not x.name.startswith(".tmp-tranca-")]
+        if foreign:
+            raise _io.RunFileError(
+                f"output directory {str(p)!r} holds files that are not a tranca-sim dataset "
+                f"({', '.join(sorted(foreign)[:3])}); give an empty or new directory"
+            )
+        return "empty"
+    if not (force or resume):
+        raise _io.OutputExistsError(
+            f"output dataset {str(p)!r} already exists; --resume finishes it, --force replaces it", p
+        )
+    return "dataset"
+
+
+def _short(value) -> str:
+    text = json.dumps(value, default=_io._json_default, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------
+def read_manifest(path) -> dict:
+    """The manifest of dataset directory ``path`` (``format``, ``meta``, ``chunks``).
+
+    Raises
+    ------
+    tranca_sim.io.RunFileError
+        No ``manifest.json`` (the directory is not a dataset), unreadable, not JSON, or not a
+        manifest of this format.
+    """
+    p = Path(path)
+    m = p / MANIFEST
+    try:
+        text = m.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise _io.RunFileError(
+            f"{str(p)!r} is a directory without {MANIFEST}: not a tranca-sim dataset"
+        ) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise _io.RunFileError(f"cannot read {str(m)!r}: {e}") from None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise _io.RunFileError(f"{str(m)!r} is corrupt (not JSON)") from None
+    ok = (
+        isinstance(doc, dict)
+        and doc.get("format") == FORMAT
+        and isinstance(doc.get("meta"), dict)
+        and isinstance(doc.get("chunks"), list)
+        and all(isinstance(c, dict) for c in doc["chunks"])
+    )
+    if not ok:
+        raise _io.RunFileError(f"{str(m)!r} is not a tranca-sim dataset manifest ({FORMAT})")
+    return doc
+
+
+def _chunk_problem(root: Path, entry: Mapping, chunk_meta: Mapping | None) -> str | None:
+    """What is wrong with a listed chunk file (None: it is whole and belongs to the run)."""
+    try:
+        name, size, digest = str(entry["file"]), int(entry["bytes"]), str(entry["sha256"])
+    except (KeyError, TypeError, ValueError):
+        return "its manifest entry is malformed"
+    if Path(name).name != name:
+        return "its manifest entry names a file outside the dataset"
+    f = root / name
+    try:
+        found = os.path.getsize(f)
+    except FileNotFoundError:
+        return "the chunk file is missing"
+    except OSError as e:
+        return f"cannot read it ({_io._reason(e)})"
+    if found < size:
+        return f"truncated ({found} bytes, the manifest says {size})"
+    if found != size or _sha256(f) != digest:
+        return _schema_problem(f) or "its content differs from the manifest (sha256)"
+    if chunk_meta is not None:
+        try:
+            pf = pq.ParquetFile(f)
+            meta = _io._meta_of(f, pf)
+        except (pa.ArrowException, OSError, _io.RunFileError) as e:
+            return f"not a readable run file ({_io._first_line(e)})"
+        want = dict(identity(chunk_meta))
+        got = identity(meta or {})
+        diff = [k for k in IDENTITY if want[k] != got[k]]
+        if diff:
+            return f"it belongs to another run ({', '.join(diff)} differ)"
+        c = (meta or {}).get("chunk") or {}
+        if (c.get("index"), c.get("start"), c.get("count")) != (
+            entry["index"],
+            entry["start"],
+            entry["count"],
+        ):
+            return "its deal range differs from the manifest"
+    return None
+
+
+def _schema_problem(f: Path) -> str | None:
+    """Why a changed chunk file is not of the run-file schema (None: it is, or it is unreadable)."""
+    try:
+        schema = pq.read_schema(f)
+        _io._check_columns(f, schema.names)
+        _io._check_types(f, schema)
+    except _io.RunFileError as e:
+        return f"it is not of the run-file schema ({str(e).split(': ', 1)[-1]})"
+    except (pa.ArrowException, OSError) as e:
+        return f"it is not a readable Parquet file ({_io._first_line(e)})"
+    return None
+
+
+def read_verified(path, columns: list[str] | None) -> tuple[dict, pa.Table | None]:
+    """:func:`tranca_sim.io.verify_run` and the read of ``columns`` (None: no table) for a dataset.
+
+    Checks, naming the chunk file at fault: the manifest (:func:`read_manifest`); that the chunks
+    are complete (an interrupted run is named with how to finish it); each chunk's size and
+    sha256 against the manifest (a truncated or changed chunk), its identity and deal range
+    against the manifest (a chunk of another run); then each chunk as a run file (schema,
+    page checksums, nulls; :func:`tranca_sim.io.verify_run`).  The chunks are read in deal order.
+
+    Returns
+    -------
+    (dict, pyarrow.Table or None)
+        The run metadata and the rows of all chunks.
+
+    Raises
+    ------
+    tranca_sim.io.RunFileError
+        For any of the above.
+    """
+    p = Path(path)
+    doc = read_manifest(p)
+    meta = doc["meta"]
+    try:
+        plan = chunk_plan(int(meta["deals"]), int(meta["chunk_size"]))
+    except (KeyError, TypeError, ValueError):
+        raise _io.RunFileError(f"{str(p / MANIFEST)!r} lacks the run's deals and chunk_size") from None
+    entries = {}
+    for e in doc["chunks"]:
+        entries.setdefault(e.get("index"), e)
+    missing = [i for i, _, _ in plan if i not in entries]
+    if missing:
+        raise _io.RunFileError(
+            f"{str(p)!r} is an unfinished run: {len(plan) - len(missing)} of {len(plan)} chunks written "
+            f"(first missing: {chunk_file(missing[0])}); finish it with the same 'tranca-sim simulate' "
+            "arguments and --resume"
+        )
+    chunk_meta = {k: v for k, v in meta.items() if k not in _VOLATILE}
+    parts = []
+    for i, start, count in plan:
+        e = entries[i]
+        if (e.get("start"), e.get("count"), e.get("rows")) != (start, count, 2 * count):
+            raise _io.RunFileError(
+                f"{str(p / MANIFEST)!r}: the entry of {chunk_file(i)} has a wrong deal range"
+            )
+        why = _chunk_problem(p, e, chunk_meta)
+        if why:
+            raise _io.RunFileError(f"{str(p)!r}: chunk file {e['file']}: {why}")
+        _, table = _io._read_verified(p / e["file"], columns)
+        if table is not None:
+            parts.append(table.replace_schema_metadata(None))
+    table = None
+    if columns is not None:
+        table = pa.concat_tables(parts) if parts else _io.ARROW_SCHEMA.empty_table().select(columns)
+    return meta, table
