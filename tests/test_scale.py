@@ -58,6 +58,18 @@ def cli(*args, env=None, **kw):
     )
 
 
+def call(argv, capsys) -> tuple[int, str, str]:
+    """``tranca-sim ARGV`` in this process (the kernels are loaded already): status, stdout, stderr."""
+    from tranca_sim.cli import main
+
+    try:
+        status = main([str(x) for x in argv])
+    except SystemExit as e:
+        status = e.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
 def sim_args(out, *extra):
     return ["simulate", "--deals", str(DEALS), "--seed", "7", "--chunk-size", str(CHUNK), "--no-progress",
             "--out", str(out), *extra]  # fmt: skip
@@ -176,19 +188,17 @@ def copy_run(src: Path, dst: Path) -> Path:
     return dst
 
 
-def test_truncated_chunk_is_named_and_resume_redoes_it(reference, tmp_path):
+def test_truncated_chunk_is_named_and_resume_redoes_it(reference, tmp_path, capsys):
     d, _ = reference
     out = copy_run(d / "one", tmp_path / "run")
     f = out / "chunk-000003.parquet"
     f.write_bytes(f.read_bytes()[:-100])
     with pytest.raises(RunFileError, match=r"chunk-000003\.parquet: truncated"):
         load_run(out)
-    r = cli("summarize", str(out))
-    _, err = r.communicate()
-    assert r.returncode == 2 and "chunk-000003.parquet: truncated" in err and "Traceback" not in err
-    r = cli(*sim_args(out, "--resume"))
-    _, err = r.communicate()
-    assert r.returncode == 0, err
+    status, _, err = call(["summarize", out], capsys)
+    assert status == 2 and "chunk-000003.parquet: truncated" in err and "Traceback" not in err
+    status, _, err = call(sim_args(out, "--resume"), capsys)
+    assert status == 0, err
     assert "chunk-000003.parquet: truncated" in err and "simulated again" in err
     assert_whole(out, d)
 
@@ -256,14 +266,13 @@ def test_resume_refuses_another_run(reference, tmp_path, change, field):
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # nothing touched
 
 
-def test_resume_mismatch_on_the_command_line(reference, tmp_path):
+def test_resume_mismatch_on_the_command_line(reference, tmp_path, capsys):
     d, _ = reference
     out = copy_run(d / "one", tmp_path / "run")
     args = sim_args(out, "--resume")
     args[args.index("--seed") + 1] = "8"
-    r = cli(*args)
-    _, err = r.communicate()
-    assert r.returncode == 2, err
+    status, _, err = call(args, capsys)
+    assert status == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith(
@@ -272,18 +281,16 @@ def test_resume_mismatch_on_the_command_line(reference, tmp_path):
     assert "master_seed: 7 there, 8 now" in lines[0]
 
 
-def test_existing_dataset_needs_resume_or_force(reference, tmp_path):
+def test_existing_dataset_needs_resume_or_force(reference, tmp_path, capsys):
     d, _ = reference
     out = copy_run(d / "one", tmp_path / "run")
-    r = cli(*sim_args(out))  # a dataset is recognised by its manifest even without the trailing /
-    _, err = r.communicate()
-    assert r.returncode == 2 and "--resume finishes it" in err and "--force replaces it" in err
+    status, _, err = call(sim_args(out), capsys)  # a dataset is known by its manifest, without a trailing /
+    assert status == 2 and "--resume finishes it" in err and "--force replaces it" in err
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("keep")
-    r = cli(*sim_args(f"{foreign}/", "--force"))
-    _, err = r.communicate()
-    assert r.returncode == 2 and "not a tranca-sim dataset" in err
+    status, _, err = call(sim_args(f"{foreign}/", "--force"), capsys)
+    assert status == 2 and "not a tranca-sim dataset" in err
     assert (foreign / "notes.txt").read_text() == "keep"
 
 

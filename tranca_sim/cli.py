@@ -415,16 +415,18 @@ def _cmd_simulate(a) -> None:
     line = f"{simulated} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
     if res.get("resumed_chunks"):
         line = f"resumed: {res['deals'] - simulated} deals were written before; " + line
+    if simulated == 0:
+        line = f"{res['path']} was complete: all {res['deals']} deals were written before, none simulated"
     if res["warmup_seconds"] >= 1:
         how = "compiled" if res.get("compiled") else "loaded"
         line += f"; the engine was {how} first, in {res['warmup_seconds']:.1f} s (not counted)"
     a.written = res["path"]  # an interrupt from here on does not remove the run
     print(line)
-    if len(workers) > 1 or a.processes or a.cluster or a.scheduler:
+    if workers and simulated and (a.processes or a.cluster or a.scheduler):
         loads = ", ".join(f"{w['load_seconds']:.1f}" for w in workers.values())
         misses = sum(w.get("cache_misses", 0) for w in workers.values())
         print(
-            f"each worker loaded the engine once, on its first chunk ({loads} s); "
+            f"each worker loaded the engine once, before its first chunk ({loads} s, not counted); "
             f"numba compiled {misses} time{'s' * (misses != 1)} on the workers"
         )
     print(f"wrote {res['path']}")

@@ -23,11 +23,11 @@ refuses the task rather than play other strategies.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import socket
 import time
-from collections.abc import Iterator, Mapping
 
 #: environment variables a worker must share with the process that plans the run
 SHARED_ENV = ("TRANCA_SIM_USER_STRATEGIES",)
@@ -122,7 +122,9 @@ def run_chunk(task: ChunkTask) -> tuple[int, dict, dict]:
 
         numba.set_num_threads(min(task.threads, numba.config.NUMBA_NUM_THREADS))
     t0 = time.perf_counter()
-    cols = kernel.simulate_chunk(
+    from . import engine  # looked up per chunk: tests replace engine.simulate_chunk
+
+    cols = engine.simulate_chunk(
         Rules(**task.rules),
         task.strategies,
         master_seed=task.seed,
@@ -164,107 +166,128 @@ def parse_cluster(text: str) -> int:
     return int(n)
 
 
-def in_process(tasks: list[ChunkTask]) -> Iterator[tuple[int, dict, dict]]:
-    """The chunks one after another in this process (numba threads inside each chunk)."""
-    for t in tasks:
-        yield run_chunk(t)
+def warm_worker(task: ChunkTask) -> dict:
+    """Load the engine in this worker and play one deal (numba's cache loaded, or compiled when
+    this machine has none); the worker's note as :func:`run_chunk` gives it."""
+    t = dataclasses.replace(task, index=-1, start=0, count=1)
+    return run_chunk(t)[2]
 
 
-def on_processes(tasks: list[ChunkTask], processes: int, ordered: bool) -> Iterator[tuple[int, dict, dict]]:
-    """The chunks on ``processes`` joblib (loky) worker processes, yielded as they finish
-    (``ordered``: in task order)."""
-    from joblib import Parallel, delayed
+class _InProcess:
+    workers = 1
 
-    par = Parallel(
-        n_jobs=processes,
-        backend="loky",
-        return_as="generator" if ordered else "generator_unordered",
-        pre_dispatch="2*n_jobs",
-    )
-    yield from par(delayed(run_chunk)(t) for t in tasks)
+    def warm(self, task):
+        return []
+
+    def run(self, tasks, ordered):
+        for t in tasks:
+            yield run_chunk(t)
 
 
-def on_dask(
-    tasks: list[ChunkTask],
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    info: dict | None = None,
-) -> Iterator[tuple[int, dict, dict]]:
-    """The chunks on a Dask cluster, yielded as their futures complete.
+class _Processes:
+    """joblib's loky processes; the executor (and its warm workers) is reused between calls."""
 
-    ``workers``: start a ``LocalCluster`` of that many single-threaded worker processes
-    (closed afterwards); ``scheduler``: connect to the scheduler at that address.  At most
-    two chunks per worker are in flight, so the results waiting to be written stay few.
-    ``info`` receives ``dashboard`` and ``workers`` (the count).
+    def __init__(self, n: int):
+        self.workers = n
+
+    def warm(self, task):
+        from joblib import Parallel, delayed
+
+        return Parallel(n_jobs=self.workers, backend="loky")(
+            delayed(warm_worker)(task) for _ in range(self.workers)
+        )
+
+    def run(self, tasks, ordered):
+        from joblib import Parallel, delayed
+
+        par = Parallel(
+            n_jobs=self.workers,
+            backend="loky",
+            return_as="generator" if ordered else "generator_unordered",
+            pre_dispatch="2*n_jobs",
+        )
+        yield from par(delayed(run_chunk)(t) for t in tasks)
+
+
+class _Dask:
+    def __init__(self, client):
+        self.client = client
+        self.workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
+
+    def warm(self, task):
+        return list(self.client.run(warm_worker, task).values())
+
+    def run(self, tasks, ordered):
+        """Yields results as futures complete; at most two chunks per worker in flight, so the
+        results waiting to be written stay few."""
+        from dask.distributed import as_completed
+
+        window = 2 * self.workers
+        todo = list(tasks)
+        queue = as_completed()
+        for t in todo[:window]:
+            queue.add(self.client.submit(run_chunk, t, pure=False))
+        todo = todo[window:]
+        for fut in queue:
+            result = fut.result()
+            fut.release()
+            if todo:
+                queue.add(self.client.submit(run_chunk, todo.pop(0), pure=False))
+            yield result
+
+
+@contextlib.contextmanager
+def pool(
+    *, processes: int | None = None, cluster: int | None = None, scheduler: str | None = None, info=None
+):
+    """Where the chunks run, for the time of the block: the pool has ``workers``, ``warm(task)``
+    (load the engine on every worker; their notes) and ``run(tasks, ordered)`` (yields
+    ``(index, columns, note)`` as chunks finish; in task order in this process, and on
+    processes when ``ordered``).
+
+    ``cluster``: a Dask ``LocalCluster`` of that many single-threaded worker processes (closed
+    at the end); ``scheduler``: the Dask cluster of that scheduler; ``processes``: joblib (loky)
+    processes; none: this process.  ``info`` receives ``workers`` and, on Dask, ``dashboard``.
 
     Raises
     ------
     ClusterError
         If the cluster cannot be started or the scheduler does not answer in 30 s.
     """
-    import contextlib
+    info = {} if info is None else info
+    if scheduler is None and cluster is None:
+        p = _Processes(processes) if processes is not None else _InProcess()
+        info["workers"] = p.workers
+        yield p
+        return
     import logging
 
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, LocalCluster
 
     for name in ("distributed", "distributed.worker", "distributed.nanny", "distributed.scheduler"):
         logging.getLogger(name).setLevel(logging.ERROR)
     with contextlib.ExitStack() as stack:
         try:
             if scheduler is None:
-                cluster = stack.enter_context(
-                    LocalCluster(
-                        n_workers=workers,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=":0",
-                        silence_logs=logging.ERROR,
-                    )
+                lc = LocalCluster(
+                    n_workers=cluster,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    silence_logs=logging.ERROR,
                 )
-                client = stack.enter_context(Client(cluster))
+                stack.enter_context(lc)
+                client = stack.enter_context(Client(lc))
             else:
                 client = stack.enter_context(Client(scheduler, timeout="30s"))
         except (OSError, TimeoutError) as e:
-            where = f"the scheduler at {scheduler}" if scheduler else "a LocalCluster"
-            raise ClusterError(f"cannot reach {where}: {e}") from None
-        n = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
-        if info is not None:
-            info.update(dashboard=client.dashboard_link, workers=n)
-        window = 2 * n
-        todo = list(tasks)
-        queue = as_completed()
-        for t in todo[:window]:
-            queue.add(client.submit(run_chunk, t, pure=False))
-        todo = todo[window:]
-        for fut in queue:
-            result = fut.result()
-            fut.release()
-            if todo:
-                t = todo.pop(0)
-                queue.add(client.submit(run_chunk, t, pure=False))
-            yield result
+            where = f"the Dask scheduler at {scheduler}" if scheduler else "a Dask LocalCluster"
+            raise ClusterError(f"cannot reach {where}: {_first_line(e)}") from None
+        p = _Dask(client)
+        info.update(workers=p.workers, dashboard=client.dashboard_link)
+        yield p
 
 
-def execute(
-    tasks: list[ChunkTask],
-    *,
-    processes: int | None = None,
-    cluster: int | None = None,
-    scheduler: str | None = None,
-    ordered: bool = False,
-    info: dict | None = None,
-) -> Iterator[tuple[int, dict, dict]]:
-    """Run ``tasks`` on the backend the options choose (none: in this process), yielding
-    ``(index, columns, worker note)`` as chunks finish; only the in-process and the
-    ``ordered`` process backends keep task order."""
-    if scheduler is not None or cluster is not None:
-        return on_dask(tasks, workers=cluster, scheduler=scheduler, info=info)
-    if processes is not None:
-        return on_processes(tasks, processes, ordered)
-    return in_process(tasks)
-
-
-def worker_summary(notes: Mapping) -> dict:
-    """Per worker (``host:pid``): chunks run, seconds to load the engine, numba cache misses."""
-    return {k: dict(v) for k, v in notes.items()}
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__

@@ -451,20 +451,20 @@ def run_simulation(
 
     bar = None
 
-    def finished():
+    def noted(note: dict, chunks: int) -> None:
+        w = workers.setdefault(f"{note['host']}:{note['pid']}", {"chunks": 0, "load_seconds": 0.0})
+        w["chunks"] += chunks
+        w["load_seconds"] += note["load_seconds"]
+        w["cache_misses"] = note["cache_misses"]
+
+    def finished(results):
         """The chunks' columns in deal order (summary, single file), each dataset chunk written
         as soon as it arrives; resumed chunks are read back for the summary."""
         waiting: dict = {}
-        results = _par.execute(
-            tasks, processes=processes, cluster=cluster, scheduler=scheduler, ordered=not dataset, info=info
-        )
-        for i, s0, n in plan:
+        for i, _, _ in plan:
             while i not in done and i not in waiting:
                 j, cols, note = next(results)
-                w = workers.setdefault(f"{note['host']}:{note['pid']}", {"chunks": 0, "load_seconds": 0.0})
-                w["chunks"] += 1
-                w["load_seconds"] += note["load_seconds"]
-                w["cache_misses"] = note["cache_misses"]
+                noted(note, 1)
                 diag = {k: int(np.asarray(cols[k])[::2].sum()) for k in diagnostics if k in cols}
                 if "illegal_choices" in cols:  # per side
                     diag["illegal_choices"] = [int(np.asarray(cols["illegal_choices"])[s::2].sum()) for s in (0, 1)]
@@ -514,8 +514,19 @@ def run_simulation(
                     open(log_tmp, "w", encoding="utf-8") as f,
                 ):
                     dump_logs(f, it)
-            # one bar over every chunk, started after the compile and the logs: its rate and
-            # time left are the deals' alone (on processes and Dask it moves as chunks finish)
+            workplace = stack.enter_context(
+                _par.pool(
+                    processes=processes,
+                    cluster=None if scheduler else cluster,
+                    scheduler=scheduler,
+                    info=info,
+                )
+            )
+            if tasks and pool is not None:  # each worker loads the kernels now, once, outside the timing
+                for note in workplace.warm(tasks[0]):
+                    noted(note, 0)
+            # one bar over every chunk, started after the compile, the logs and the workers' start:
+            # its rate and time left are the deals' alone (on processes and Dask it moves as chunks finish)
             where = _where(processes, cluster, scheduler)
             bar = tqdm(
                 total=deals,
@@ -527,12 +538,13 @@ def run_simulation(
             bar.update(sum(c for i, _, c in plan if i in done))
             bar.unpause()
             t0 = time.perf_counter()
+            results = workplace.run(tasks, ordered=not dataset)
             if dataset:
-                for _ in finished():
+                for _ in finished(results):
                     pass
                 writer.finish()
             else:
-                _io.write_run(path, finished(), run_meta=meta, force=force)
+                _io.write_run(path, finished(results), run_meta=meta, force=force)
             seconds = time.perf_counter() - t0
             if log_path is not None and not log_idx:  # an older run's logs do not stay beside the new run
                 with _io.writing(log_path):
@@ -552,7 +564,7 @@ def run_simulation(
         "deals_per_s": simulated / seconds if seconds > 0 else float("inf"),
         "threads": n_threads,
         "processes": processes,
-        "cluster": info.get("workers"),
+        "cluster": info.get("workers") if pool is not None and processes is None else None,
         "dashboard": info.get("dashboard"),
         "workers": workers,
         "warmup_seconds": warmup,

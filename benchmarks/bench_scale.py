@@ -1,0 +1,127 @@
+"""Runs in chunks: deals/s in this process, on local processes and on a Dask LocalCluster,
+and peak memory against the number of deals.
+
+    .venv/bin/python benchmarks/bench_scale.py --deals 200000            # rates, three ways
+    .venv/bin/python benchmarks/bench_scale.py --rss 1000000 3000000     # peak RSS, flat in N
+
+Each measurement is a fresh process (``--one``) running ``run_simulation`` with a dataset
+output (``--out DIR/``, one Parquet file per chunk), basic vs random, cached kernels (a
+warm-up run fills numba's cache first).  Printed: commit, load average before and after,
+deals/s (simulation and Parquet written, the engine's load excluded), each worker's
+chunks, its one load of the kernels and numba's compiles there, and the peak resident memory
+of the run's process and of its largest worker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def one(mode: str, deals: int, chunk: int, out: str) -> dict:
+    from tranca_sim.run import run_simulation
+
+    kw = {"threads": 2}
+    if mode.startswith("processes"):
+        kw = {"processes": int(mode.split(":")[1]), "threads": 1}
+    elif mode.startswith("cluster"):
+        kw = {"cluster": int(mode.split(":")[1]), "threads": 1}
+    elif mode.startswith("threads"):
+        kw = {"threads": int(mode.split(":")[1])}
+    t0 = time.perf_counter()
+    res = run_simulation(
+        "tranca",
+        deals,
+        1,
+        "basic",
+        "random",
+        out,
+        chunk_size=chunk,
+        progress=False,
+        force=True,
+        dataset=True,
+        **kw,
+    )
+    wall = time.perf_counter() - t0
+    return {
+        "mode": mode,
+        "deals": deals,
+        "chunk_size": chunk,
+        "deals_per_s": res["deals_per_s"],
+        "seconds": res["seconds"],
+        "wall_seconds": wall,
+        "workers": res["workers"],
+        "rss_self_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_children_max_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
+
+
+def run_one(mode: str, deals: int, chunk: int, out: str) -> dict:
+    cmd = [sys.executable, __file__, "--one", mode, str(deals), str(chunk), out]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def commit() -> str:
+    r = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=False, capture_output=True, text=True
+    )
+    return r.stdout.strip() or "?"
+
+
+def show(r: dict) -> None:
+    ws = r["workers"]
+    loads = ", ".join(f"{w['chunks']} chunks / load {w['load_seconds']:.1f} s / compiles {w['cache_misses']}"
+                      for w in ws.values())  # fmt: skip
+    print(
+        f"  {r['mode']:<12} {r['deals']:>10,} deals  {r['deals_per_s']:>9,.0f} deals/s  "
+        f"({r['seconds']:.1f} s; process wall {r['wall_seconds']:.1f} s)  "
+        f"peak RSS {r['rss_self_mib']:.0f} MiB, largest child {r['rss_children_max_mib']:.0f} MiB"
+    )
+    if len(ws) > 1 or r["mode"] != "threads:2":
+        print(f"               workers: {loads}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--one", nargs=4, metavar=("MODE", "DEALS", "CHUNK", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--deals", type=int, default=200_000, help="deals of the rate comparison")
+    ap.add_argument("--chunk-size", type=int, default=25_000)
+    ap.add_argument("--modes", nargs="*", default=["threads:1", "threads:2", "processes:2", "cluster:2"])
+    ap.add_argument("--rss", type=int, nargs="*", default=None, help="deal counts for the memory runs")
+    a = ap.parse_args()
+    if a.one:
+        mode, deals, chunk, out = a.one
+        print(json.dumps(one(mode, int(deals), int(chunk), out)))
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    try:
+        print(f"commit {commit()}, load average before {os.getloadavg()[0]:.1f}, cpus {os.cpu_count()}")
+        run_one("threads:2", 2000, 1000, f"{tmp}/warm/")  # fills numba's cache: no compile below
+        if a.rss:
+            print("peak memory against deals (in-process, 2 threads, 50,000-deal chunks):")
+            for n in a.rss:
+                show(run_one("threads:2", n, 50_000, f"{tmp}/rss-{n}/"))
+                shutil.rmtree(tmp / f"rss-{n}", ignore_errors=True)
+        else:
+            print(f"{a.deals:,} deals of basic vs random, chunks of {a.chunk_size:,}:")
+            for m in a.modes:
+                show(run_one(m, a.deals, a.chunk_size, f"{tmp}/{m.replace(':', '-')}/"))
+        print(f"load average after {os.getloadavg()[0]:.1f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
