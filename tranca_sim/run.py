@@ -467,7 +467,9 @@ def run_simulation(
                 noted(note, 1)
                 diag = {k: int(np.asarray(cols[k])[::2].sum()) for k in diagnostics if k in cols}
                 if "illegal_choices" in cols:  # per side
-                    diag["illegal_choices"] = [int(np.asarray(cols["illegal_choices"])[s::2].sum()) for s in (0, 1)]
+                    diag["illegal_choices"] = [
+                        int(np.asarray(cols["illegal_choices"])[s::2].sum()) for s in (0, 1)
+                    ]
                 if dataset:
                     writer.add(j, tasks_by_index[j].start, cols, diag)
                     cols = {k: cols[k] for k in _SUMMARY_KEYS if k in cols}
