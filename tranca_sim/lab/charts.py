@@ -23,9 +23,13 @@ import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # drawn with Agg; no pyplot, no display
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.transforms import offset_copy
 
 #: resolution of the PNG files (modest: the reports are committed)
 PNG_DPI = 110
+#: binned means (morto, red 3s) from fewer side-deals than this are not drawn (their intervals
+#: would set the scale); the tables keep them
+MIN_BIN_N = 30
 #: width of every chart in inches
 WIDTH = 8.0
 _FOOT_IN = 0.3  # inches kept free at the bottom for the footnote
@@ -81,6 +85,14 @@ def _title(ax, title: str, subtitle: str = "") -> None:
     ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=11, loc="left", pad=6 + 10 * len(lines))
     if lines:
         ax.text(0, 1.01, "\n".join(lines), transform=ax.transAxes, fontsize=8, color="#444444", va="bottom")
+
+
+def _below(fig: Figure, ax, x: float = 0.5) -> dict:
+    """Legend anchor under the axes' x label, a fixed 34 points below the axes at any size."""
+    return {
+        "bbox_to_anchor": (x, 0),
+        "bbox_transform": offset_copy(ax.transAxes, fig=fig, y=-34, units="points"),
+    }
 
 
 def _empty(ax, message: str) -> None:
@@ -152,7 +164,7 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
         style="italic",
     )
     ax.legend(
-        handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.5 / fig.get_figheight() - 0.1),
+        handles=handles, loc="upper center", **_below(fig, ax),
         ncol=2, fontsize=8, frameon=False,
     )  # fmt: skip
     fam = n if family is None else family
@@ -215,7 +227,7 @@ def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
         Line2D([], [], color="#1b4f72", lw=1.5, label="box: quartiles and median; whiskers: 5% and 95%"),
     ]
     ax.legend(
-        handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.5 / fig.get_figheight() - 0.1),
+        handles=handles, loc="upper center", **_below(fig, ax),
         ncol=2, fontsize=8, frameon=False,
     )  # fmt: skip
     _title(ax, title, "every deal counts once per side the strategy played; shaded: density of the scores")
@@ -265,7 +277,7 @@ def _binned(ax, table: pl.DataFrame, xcol: str, order: list) -> None:
     width = 0.7 / max(len(labels), 1)
     x0 = np.arange(len(order))
     for j, lab in enumerate(labels):
-        t = table.filter(pl.col("label") == lab)
+        t = table.filter((pl.col("label") == lab) & (pl.col("n") >= MIN_BIN_N))
         at = {v: i for i, v in enumerate(order)}
         xs = np.array([at[v] for v in t[xcol].to_list()], dtype=float) + (j - (len(labels) - 1) / 2) * width
         m, lo, hi = (t[c].to_numpy().astype(float) for c in ("mean_score", "lo", "hi"))
@@ -292,7 +304,7 @@ def _series_legend(fig: Figure, ax, x: float = 0.5) -> None:
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         ax.legend(
-            handles, labels, loc="upper center", bbox_to_anchor=(x, -0.5 / fig.get_figheight() - 0.1),
+            handles, labels, loc="upper center", **_below(fig, ax, x),
             ncol=min(4, len(handles)), fontsize=8, frameon=False,
         )  # fmt: skip
 
@@ -321,8 +333,8 @@ def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo, note: str = "") -> Fig
     _title(
         ax,
         "Final score by when the side took its morto",
-        "observational: an early pickup often just means a better hand; a morto never taken costs 100"
-        + (f"; {note}" if note else ""),
+        "observational: an early pickup often just means a better hand; a morto never taken costs 100; "
+        f"points from fewer than {MIN_BIN_N} side-deals left out" + (f"; {note}" if note else ""),
     )
     return fig
 
@@ -353,8 +365,9 @@ def red3_plot(red3: pl.DataFrame, info: ChartInfo, note: str = "") -> Figure:
             ncol=min(4, len(handles)), fontsize=8, frameon=False,
         )  # fmt: skip
     axes[0].set_ylabel("final score of the side\n(points per deal, mean and 95% interval)")
-    title = "Final score by the number of red 3s the side held" + (f"\n({note})" if note else "")
-    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
+    sub = f"points from fewer than {MIN_BIN_N} side-deals left out" + (f"; {note}" if note else "")
+    title = "Final score by the number of red 3s the side held\n" + "\n".join(textwrap.wrap(f"({sub})", 100))
+    fig.suptitle(title, fontsize=10, x=0.01, ha="left")
     return fig
 
 
@@ -391,9 +404,7 @@ def end_reason_plot(ends: pl.DataFrame, info: ChartInfo) -> Figure:
     ax.set_yticks(pos, [textwrap.shorten(lab, 42, placeholder="…") for lab in labels])
     ax.set_xlim(0, 100)
     ax.set_xlabel("share of the strategy's deals (%)")
-    ax.legend(
-        fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16 - 0.02 * (n < 4)), frameon=False
-    )
+    ax.legend(fontsize=8, ncol=2, loc="upper center", frameon=False, **_below(fig, ax))
     _title(
         ax, "How the deals ended, by strategy", "bater = going out; stock out and turn limit end without it"
     )
