@@ -189,6 +189,17 @@ def test_cli_report_bad_dir(tmp_path, capsys, setup, message):
 
 
 # ---- a real experiment directory (tranca_sim.lab.experiment) ----------------------------------
+def _default(strategy: str, param: str) -> int:
+    from strategies import list_strategies
+
+    for name, _, names, defaults in list_strategies():
+        if name == strategy:
+            return int(defaults[list(names).index(param)])
+    raise KeyError(strategy)
+
+
+_PILE = _default("basic", "take_pile_min")  # the sweep's first point is the baseline itself
+
 REAL = """
 name = "mini"
 title = "Two tips, a quick look"
@@ -206,7 +217,7 @@ strategy = "basic:safe_discard=1"
 [sweep]
 strategy = "basic"
 param = "take_pile_min"
-grid = [3, 4]
+grid = [{same}, {other}]
 """
 
 
@@ -215,7 +226,7 @@ def real_dir(tmp_path_factory):
     from tranca_sim.lab.experiment import run_experiment
 
     d = tmp_path_factory.mktemp("real")
-    (d / "mini.toml").write_text(REAL)
+    (d / "mini.toml").write_text(REAL.format(same=_PILE, other=_PILE + 2))
     run_experiment(d / "mini.toml", d / "out", progress=False, report=False)
     return d / "out"
 
@@ -248,14 +259,14 @@ def test_report_tables_of_a_real_experiment(real_dir):
         "basic (baseline)",
         "wild in reserve",
         "safe discards",
-        "take_pile_min=3",
-        "take_pile_min=4",
+        f"take_pile_min={_PILE}",
+        f"take_pile_min={_PILE + 2}",
     }
     # duplicate design: every deal of a variant's two runs has one variant row and one baseline row
     assert d.deals.filter(pl.col("is_variant")).height == d.deals.filter(~pl.col("is_variant")).height
     m = reports.morto_turn_table(d)
     # 5 strategies > MAX_SERIES = 4: the variant with the smallest |effect| is not drawn
-    smallest = "take_pile_min=3"  # the baseline's own setting (basic's default): a difference of exactly 0
+    smallest = f"take_pile_min={_PILE}"  # the baseline's own setting: a difference of exactly 0
     assert d.comparison.filter(pl.col("variant") == smallest)["mean"][0] == 0
     assert set(m["label"]) == labels - {smallest}
     assert m["n"].sum() == d.deals.filter(pl.col("label") != smallest).height
