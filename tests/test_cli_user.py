@@ -244,6 +244,25 @@ def test_simulate_flags_turn_limit_deals(tmp_path, capsys):
     assert "WARNING: 4 deals ended at the turn limit" in text
 
 
+def test_side_labels_from_run_metadata():
+    from tranca_sim.cli import side_labels
+
+    defaults = [p[1] for p in strategy_params("basic")]
+    changed = [1.0 if p[0] == "black3_lock" else p[1] for p in strategy_params("basic")]
+    meta = {
+        "strategies": [
+            {"name": "basic", "params": changed, "label": "stale"},  # a built-in: today's defaults
+            {"name": "mine", "params": [2.0], "param_names": ["k"], "label": "mine:k=2"},  # a user's file
+        ]
+    }
+    assert side_labels(meta) == ["basic:black3_lock=1", "mine:k=2"]
+    meta["strategies"][1] = {"name": "mine", "params": [2.0], "param_names": ["k"]}  # no stored label
+    assert side_labels(meta)[1] == "mine:k=2"
+    meta["strategies"][0]["params"] = defaults
+    assert side_labels(meta)[0] == "basic"
+    assert side_labels({"strategies": "?"}) is None
+
+
 def _with_turn_limit(src, dst, deals):
     """Copy of run file ``src`` whose rows of ``deals`` say end_reason turn_limit (scores kept)."""
     t = pq.read_table(src)

@@ -480,14 +480,22 @@ def _cmd_summarize(a) -> None:
 
 def side_labels(meta: dict) -> list[str] | None:
     """Side A's and B's strategy as people name it (non-default parameters only), from run
-    metadata; None when the metadata does not describe two sides (the rows then name them)."""
-    from strategies import describe
+    metadata; None when the metadata does not describe two sides (the rows then name them).
+    A built-in is described against today's defaults; a user's strategy (not loaded here) by
+    the label the run stored."""
+    from strategies import builtin_names, describe
 
     sides = meta.get("strategies")
     if not (isinstance(sides, list) and len(sides) == 2 and all(isinstance(x, dict) for x in sides)):
         return None
+    builtin = set(builtin_names())
     try:
-        return [describe(str(x["name"]), x["params"], x.get("param_names")) for x in sides]
+        return [
+            str(x["label"])
+            if x["name"] not in builtin and x.get("label")
+            else describe(str(x["name"]), x["params"], x.get("param_names"))
+            for x in sides
+        ]
     except (KeyError, TypeError, ValueError):
         return None
 
