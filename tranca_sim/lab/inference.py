@@ -246,8 +246,8 @@ def match_win_prob(
     target: int,
     level: float = 0.95,
     n_matches: int = 100_000,
-    n_boot: int = 200,
-    boot_matches: int = 1000,
+    n_boot: int = 100,
+    boot_matches: int = 4000,
     seed: int = 0,
 ) -> tuple[float, float, float]:
     """Probability that side ``a`` wins a match to ``target`` points, by resampling deals.
@@ -264,12 +264,15 @@ def match_win_prob(
     -------
     (p, lo, hi)
         ``p`` from ``n_matches`` matches drawing deals from all units. The
-        interval adds the sampling error of the deals, estimated by ``n_boot``
-        bootstrap resamples of the units with ``boot_matches`` matches each
-        (their variance minus the binomial Monte Carlo part ``p(1-p)/boot_matches``),
-        to ``p``'s own Monte Carlo error: ``p +- z sqrt(v_boot + p(1-p)/n_matches)``,
-        clipped to [0, 1]. Matches are not played by the engine: they chain
-        independent deals drawn from the data ("resampled deals").
+        interval is ``p +- z sqrt(v_boot + p(1-p)/n_matches)``, clipped to
+        [0, 1]: ``v_boot`` is the variance of ``n_boot`` estimates, each from
+        ``boot_matches`` matches on a bootstrap resample of the units, so it holds
+        the sampling error of the deals *and* the Monte Carlo error of
+        ``boot_matches`` matches (conservative: at least ``p(1-p)/boot_matches``;
+        subtracting that part is unstable when the sampling error is much smaller),
+        and the second term is ``p``'s own Monte Carlo error. Matches are not
+        played by the engine: they chain independent deals drawn from the data
+        ("resampled deals").
     """
     a_u = np.asarray(a_units, dtype=np.float64)
     b_u = np.asarray(b_units, dtype=np.float64)
@@ -288,11 +291,6 @@ def match_win_prob(
         wb, db = _play_matches(a_u[pick].ravel(), b_u[pick].ravel(), target, boot_matches, rng)
         if db:
             ests.append((wb / db, db))
-    if len(ests) >= 2:
-        e = np.array([x for x, _ in ests])
-        mc = float(np.mean([x * (1 - x) / m for x, m in ests]))
-        v_boot = max(0.0, float(e.var(ddof=1)) - mc)
-    else:
-        v_boot = math.nan
+    v_boot = float(np.var([x for x, _ in ests], ddof=1)) if len(ests) >= 2 else math.nan
     half = float(_st.norm.ppf(0.5 + level / 2)) * math.sqrt(v_boot + p * (1 - p) / d)
     return (p, max(0.0, p - half), min(1.0, p + half))
