@@ -252,6 +252,7 @@ def _param_range(p) -> tuple[float, float]:
 def _lookup(text: str):
     """``(module, name, colon, params text, StrategySpec origin fields)`` of a spec string."""
     from strategies import user
+    from strategies.contract import NAME_RE
 
     f = user.split_file_spec(text)
     if f is not None:
@@ -266,7 +267,7 @@ def _lookup(text: str):
     names = builtin_names()
     if name in names:
         return _modules()[names.index(name)], name, colon, rest, {"module": MODULES[names.index(name)]}
-    loaded = user.load_entry_point(name) if user.NAME_RE.fullmatch(name) else None
+    loaded = user.load_entry_point(name) if NAME_RE.fullmatch(name) else None
     if loaded is None:
         installed = sorted(set(user.entry_points()) - set(names))
         more = f"; installed: {', '.join(installed)}" if installed else ""

@@ -30,8 +30,9 @@ module name.  Ids are per process and never stored in an output.
 
 Every problem with a user's module (missing file, syntax error, missing
 ``NAME``/``PARAMS``/function, a function numba does not compile for the
-engine's argument types, a name taken by a built-in) raises
-:class:`strategies.StrategyError` with a one-line message.
+engine's argument types, a name taken by a built-in; the contract is checked
+by :mod:`strategies.contract`) raises :class:`strategies.StrategyError` with
+a one-line message.
 """
 
 from __future__ import annotations
@@ -39,9 +40,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
-import inspect
 import json
-import math
 import os
 import re
 import sys
@@ -49,15 +48,10 @@ import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from strategies.contract import check_module
+
 ENTRY_POINT_GROUP = "tranca_sim.strategies"
 ENV = "TRANCA_SIM_USER_STRATEGIES"
-NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
-#: the three functions of a strategy and their parameter names
-FUNCTIONS = {
-    "choose_draw": ("prm", "obs", "acts", "n", "rng"),
-    "choose_meld": ("prm", "obs", "acts", "n", "rng"),
-    "choose_discard": ("prm", "obs", "rng"),
-}
 _FILE_SPEC = re.compile(r"(?P<path>.*?\.py)\s*(?::(?P<tail>.*))?", re.DOTALL)
 
 
@@ -341,148 +335,6 @@ def loaded() -> list:
 def module_for(name: str):
     """The loaded user module ``name`` (used by the generated dispatch)."""
     return sys.modules[name]
-
-
-# ---- the contract ----------------------------------------------------------------------
-
-
-def check_module(module, where: str) -> None:
-    """Check ``module`` against the strategy contract (docs/strategies.md).
-
-    ``NAME``: a name of letters, digits, ``_`` and ``-`` not taken by a
-    built-in strategy; ``PARAMS``: at most ``N_PARAMS`` tuples ``(name,
-    default, doc[, lowest, highest[, kind]])`` with distinct names, a finite
-    default within the range and a kind of :data:`strategies.PARAM_KINDS`; ``choose_draw``, ``choose_meld``,
-    ``choose_discard``: numba functions (``@njit``) with the contract's
-    arguments that compile for the engine's argument types and return an
-    integer.  ``DOC`` is optional (the module docstring's first line).
-
-    Raises
-    ------
-    StrategyError
-        Naming the first problem found.
-    """
-    from strategies import N_PARAMS, builtin_names
-
-    name = getattr(module, "NAME", None)
-    if name is None:
-        raise _error(f'{where} defines no NAME (the strategy\'s name, e.g. NAME = "greedy")')
-    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise _error(
-            f"{where}: NAME must be letters, digits, '_' or '-' starting with a letter, got {name!r}"
-        )
-    if name in builtin_names():
-        raise _error(f"{where}: NAME {name!r} is taken by a built-in strategy; choose another name")
-    if not hasattr(module, "DOC"):
-        module.DOC = ((module.__doc__ or "").strip().splitlines() or [""])[0]
-    params = getattr(module, "PARAMS", None)
-    if params is None:
-        raise _error(
-            f"{where} defines no PARAMS (a tuple of (name, default, doc, lowest, highest); () for none)"
-        )
-    if not isinstance(params, (tuple, list)) or len(params) > N_PARAMS:
-        raise _error(f"{where}: PARAMS must be a tuple of at most {N_PARAMS} parameter tuples")
-    seen = set()
-    for p in params:
-        _check_param(p, seen, where)
-    for fn in FUNCTIONS:
-        _check_function(module, fn, where)
-
-
-def _check_param(p, seen: set, where: str) -> None:
-    shape = "(name, default, doc, lowest, highest)"
-    if not isinstance(p, (tuple, list)) or len(p) < 3:
-        raise _error(f"{where}: each PARAMS entry must be {shape}, got {p!r}")
-    pname, default = p[0], p[1]
-    if not isinstance(pname, str) or not pname.isidentifier():
-        raise _error(f"{where}: parameter name {pname!r} must be an identifier")
-    if pname in seen:
-        raise _error(f"{where}: parameter {pname!r} is declared twice")
-    seen.add(pname)
-    nums = [default, *p[3:5]]
-    if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) for x in nums):
-        raise _error(f"{where}: parameter {pname!r} needs finite numbers for default, lowest, highest")
-    if len(p) >= 5 and not p[3] <= default <= p[4]:
-        raise _error(f"{where}: parameter {pname!r} default {default} is outside {p[3]}..{p[4]}")
-    if len(p) >= 6:
-        from strategies import PARAM_KINDS
-
-        if p[5] not in PARAM_KINDS:
-            raise _error(
-                f"{where}: parameter {pname!r} kind must be one of {', '.join(PARAM_KINDS)}, got {p[5]!r}"
-            )
-        if p[5] != "real" and not float(default).is_integer():
-            raise _error(f"{where}: parameter {pname!r} of kind {p[5]} needs a whole default, got {default}")
-
-
-def _check_function(module, fn: str, where: str) -> None:
-    from numba.core import types
-    from numba.core.dispatcher import Dispatcher
-
-    f = getattr(module, fn, None)
-    if f is None:
-        raise _error(f"{where} defines no {fn}({', '.join(FUNCTIONS[fn])})")
-    if not isinstance(f, Dispatcher):
-        raise _error(f"{where}: {fn} is not a numba function; decorate it with @njit(cache=True, _nrt=False)")
-    try:
-        sig = inspect.signature(f.py_func)
-        sig.bind(*FUNCTIONS[fn])
-    except TypeError:
-        raise _error(f"{where}: {fn} must take ({', '.join(FUNCTIONS[fn])})") from None
-    args = _arg_types()[fn]
-    try:
-        f.compile(args)
-    except Exception as e:  # noqa: BLE001 -- typing errors, and whatever numba raises on odd code
-        raise _error(
-            f"{where}: numba cannot compile {fn} for the engine's arguments: {_numba_reason(e)}"
-        ) from None
-    rtype = next(s.return_type for s in f.nopython_signatures if s.args == tuple(args))
-    if not (isinstance(rtype, types.Integer) and rtype.signed):
-        raise _error(f"{where}: {fn} must return an integer (a signed int), it returns {rtype}")
-
-
-def _numba_reason(e: Exception) -> str:
-    """One line from a numba compile error: the reason and the user's source line."""
-    lines = [x.strip() for x in str(e).splitlines() if x.strip()]
-    skip = ("Failed in ", "During: ", "- Resolution failure", "- Of which", "- argument", "[1]", "[0]")
-    reason = next(
-        (x for x in lines if not x.startswith(skip) and not x.startswith("File ")), type(e).__name__
-    )
-    at = next((x for x in lines if x.startswith("File ")), "")
-    m = re.match(r'File "(.*)", line (\d+)', at)
-    loc = f" ({Path(m.group(1)).name} line {m.group(2)})" if m else ""
-    reason = re.sub(r"\x1b\[[0-9;]*m", "", reason)
-    reason = re.sub(r"type Obs\((?:[^()]|\([^()]*\))*\)", "type Obs", reason)  # not the 8 array types
-    return reason + loc
-
-
-_ARG_TYPES: dict | None = None
-
-
-def _arg_types() -> dict:
-    """The numba argument types the kernels call each strategy function with."""
-    global _ARG_TYPES
-    if _ARG_TYPES is None:
-        import numpy as np
-        from numba import typeof, types
-
-        from tranca_sim.engine.obs import PUB_LEN, Obs
-        from tranca_sim.engine.state import new_state
-        from tranca_sim.rules import R_LEN
-
-        st = new_state()
-        obs = Obs(st.hand[0], np.zeros(PUB_LEN, np.int32), st.pile, st.mh, st.mc, st.taken, st.morto,
-                  np.zeros(R_LEN, np.int64))  # fmt: skip
-        prm = typeof(np.zeros((4, 8))[0])
-        acts = typeof(np.zeros(256, np.int32))
-        rng = typeof(np.zeros((4, 4), np.uint64)[0])
-        to = typeof(obs)
-        _ARG_TYPES = {
-            "choose_draw": (prm, to, acts, types.int64, rng),
-            "choose_meld": (prm, to, acts, types.int64, rng),
-            "choose_discard": (prm, to, rng),
-        }
-    return _ARG_TYPES
 
 
 # ---- the engine's switch ---------------------------------------------------------------
