@@ -82,6 +82,12 @@ class StrategySpec:
         return describe(self.name, self.params[: len(self.param_names)], self.param_names)
 
     @property
+    def portable_text(self) -> str:
+        """:attr:`text` with a user's file named by its absolute path: resolves to the same
+        strategy in another process whatever its working directory (workers of a run)."""
+        return replace(self, path=self.file).text if self.path else self.text
+
+    @property
     def param_dict(self) -> dict[str, float]:
         return {n: float(self.params[i]) for i, n in enumerate(self.param_names)}
 

@@ -434,7 +434,7 @@ def run_simulation(
             s0,
             n,
             dataclasses.asdict(rules),
-            (specs[0].text, specs[1].text),
+            (specs[0].portable_text, specs[1].portable_text),  # a user's file by its absolute path
             seed,
             bool(check),
             None if pool is None else worker_threads,
