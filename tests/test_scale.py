@@ -137,6 +137,7 @@ def test_manifest_describes_the_run(reference):
 
 
 # ---- resume after SIGKILL ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_resume_after_sigkill_of_a_process_run(reference, tmp_path):
     d, _ = reference
     out = tmp_path / "run"
@@ -156,6 +157,7 @@ def test_resume_after_sigkill_of_a_process_run(reference, tmp_path):
     assert_whole(out, d)
 
 
+@pytest.mark.slow
 def test_dask_worker_killed_midway_then_resume(reference, tmp_path, monkeypatch):
     """A worker of a LocalCluster is SIGKILLed while the run uses it: Dask runs its chunk again
     elsewhere (or the run stops and --resume finishes it); the rows equal the uninterrupted run."""
@@ -178,6 +180,32 @@ def test_dask_worker_killed_midway_then_resume(reference, tmp_path, monkeypatch)
             _, stderr = r.communicate(timeout=120)
             assert r.returncode == 0, stderr
     assert_whole(out, d)
+
+
+def test_ctrl_c_keeps_the_chunks_and_says_how_to_resume(reference, tmp_path, capsys, monkeypatch):
+    from tranca_sim import engine
+
+    d, _ = reference
+    real = engine.simulate_chunk
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:  # the warm-up deal, chunks 0 and 1, then Ctrl-C in chunk 2
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "simulate_chunk", interrupted)
+    out = f"{tmp_path}/run/"
+    status, _, err = call(sim_args(out), capsys)
+    assert status == 130, err
+    assert f"interrupted; the chunks written so far are kept in {out}" in err and "--resume" in err
+    assert [c["index"] for c in ds.read_manifest(out)["chunks"]] == [0, 1]
+    monkeypatch.setattr(engine, "simulate_chunk", real)
+    status, stdout, err = call(sim_args(out, "--resume"), capsys)
+    assert status == 0, err
+    assert f"resumed: {2 * CHUNK} deals were written before; {DEALS - 2 * CHUNK} deals in" in stdout
+    assert_whole(tmp_path / "run", d)
 
 
 # ---- damage and mismatches are named, never mixed in --------------------------------------------
