@@ -120,7 +120,11 @@ def _check_dir(out_dir) -> Path:
     if not isinstance(obj, dict):
         raise ReportError(f"{str(spec)!r} is not a JSON object")
     if not sorted((d / "runs").glob("*.parquet")):
-        raise ReportError(f"{str(d / 'runs')!r} holds no run files (*.parquet)")
+        src = obj.get("source") or "the experiment file"
+        raise ReportError(
+            f"{str(d / 'runs')!r} holds no run files (*.parquet); play them again with "
+            f"'tranca-sim experiment {src} --out {d} --force'"
+        )
     return d
 
 
