@@ -110,7 +110,10 @@ from tranca_sim.engine.obs import (
     A_CAP_EXT,
     A_CAP_NEW,
     A_CAP_OPEN,
+    A_CAP_RUN,
     A_EXT,
+    A_NEW,
+    A_RUN_EXT,
     A_STOCK,
     C_NAT,
     CAPNEW_2NAT,
@@ -136,14 +139,19 @@ from tranca_sim.engine.obs import (
 )
 from tranca_sim.engine.state import (
     MH_GREW,
+    MH_HI,
+    MH_LO,
     MH_N,
     MH_RANK,
+    MH_SUIT,
     MH_TYPE,
     MH_WILD,
     MS_WAITING,
+    MT_BLACK3,
+    MT_RUN,
     MT_SET,
 )
-from tranca_sim.rules import R_CANASTA_SIZE, R_GO_OUT_CLEAN, R_THREES_SPECIAL, R_VALUES
+from tranca_sim.rules import R_CANASTA_SIZE, R_GO_OUT_CLEAN, R_MELD_RUNS, R_THREES_SPECIAL, R_VALUES
 
 NAME = "basic"
 DOC = "heuristic player; every rule-guide tip is a parameter (all off by default)"
@@ -405,6 +413,8 @@ def choose_draw(prm, obs, acts, n, rng):
             s = 3 if _open_pile_useful(obs) else 0
         elif t == A_CAP_NEW:
             s = 2 if act_y(acts[i]) == CAPNEW_2NAT else (1 if wild_ok else 0)
+        elif t == A_CAP_RUN:
+            s = 2 if act_y(acts[i]) == 0 else (1 if wild_ok else 0)
         if s > best_score:
             best_score = s
             best = i
@@ -456,7 +466,7 @@ def choose_meld(prm, obs, acts, n, rng):
     n_clean = 0
     n_open = 0
     for m in range(n_melds):
-        if obs.mh[side, m, MH_TYPE] == MT_SET:
+        if obs.mh[side, m, MH_TYPE] != MT_BLACK3:
             if obs.mh[side, m, MH_WILD] == 0:
                 n_clean += 1
             if obs.mh[side, m, MH_N] < cs:
@@ -475,10 +485,10 @@ def choose_meld(prm, obs, acts, n, rng):
         if t == A_BLACK3:
             after = 0
             s = 100 if prm[P_GO_OUT] != 0.0 else 0
-        elif t == A_EXT:
+        elif t == A_EXT or t == A_RUN_EXT:
             after = hn - 1
             size = obs.mh[side, x, MH_N]
-            if y == C_NAT:
+            if (y if t == A_EXT else y % 4) == C_NAT:
                 s = 60 if size + 1 == cs else 50
             elif not never_wild:
                 clean = obs.mh[side, x, MH_WILD] == 0
@@ -500,10 +510,10 @@ def choose_meld(prm, obs, acts, n, rng):
                         s = 0  # keep_clean: the last clean meld stays clean
                     if reserve and not close:
                         s = 0  # wild_reserve: the last wild waits
-        else:  # A_NEW
+        else:  # A_NEW, A_RUN_NEW
             after = hn - 3
-            second = (own & (1 << x)) != 0
-            if y == NEW_3NAT:
+            second = t == A_NEW and (own & (1 << x)) != 0
+            if y == NEW_3NAT:  # three naturals (RUN_3NAT for a run)
                 s = 55 if second and prm[P_PARTNER] == 0.0 else 40
             elif prm[P_WILD_MELDS] != 0.0 and not never_wild:
                 s = 10
@@ -524,6 +534,33 @@ def choose_meld(prm, obs, acts, n, rng):
 
 
 @njit(cache=True, _nrt=False)
+def _run_keep(obs, side, k):
+    """Where runs are melded: how much a natural ``k`` is worth keeping for runs.  Its suit
+    neighbours in the hand (+15 next to it, +8 one further) and the side's runs it extends
+    (+50: it goes on the table next turn)."""
+    s = k // 13
+    r = k % 13 + 1
+    keep = 0
+    for d in (-2, -1, 1, 2):
+        q = r + d
+        if q == 0:
+            q = 13  # the ace next to the king (Q-K-A)
+        elif q == 14 or q == 15:
+            q -= 13
+        if q < 1 or q > 13 or q == r:
+            continue
+        if obs.hand[s * 13 + q - 1] > 0:
+            keep += 15 if d == -1 or d == 1 else 8
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        if obs.mh[side, m, MH_TYPE] == MT_RUN and obs.mh[side, m, MH_SUIT] == s:
+            lo = obs.mh[side, m, MH_LO]
+            hi = obs.mh[side, m, MH_HI]
+            if lo - 1 == r or hi + 1 == r or (r == 1 and (hi == 13 or lo == 2)):
+                keep += 50
+    return keep
+
+
+@njit(cache=True, _nrt=False)
 def choose_discard(prm, obs, rng):
     hand = obs.hand
     side = obs.pub[PUB_SIDE]
@@ -535,6 +572,7 @@ def choose_discard(prm, obs, rng):
     opp_ranks = _set_ranks(obs, opp)
     safe = prm[P_SAFE_DISCARD] != 0.0
     lock = prm[P_BLACK3_LOCK] != 0.0
+    runs = obs.rp[R_MELD_RUNS] != 0
     best = -1
     best_keep = 1 << 30
     b3 = -1
@@ -551,6 +589,8 @@ def choose_discard(prm, obs, rng):
             keep = 20 * n_naturals(hand, r) - obs.rp[R_VALUES + k] // 5
             if own & (1 << r):
                 keep += 40
+            if runs:
+                keep += _run_keep(obs, side, k)
             if safe:
                 if opp_ranks & (1 << r):
                     keep += 60  # the next player could take the pile with it

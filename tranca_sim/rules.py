@@ -147,8 +147,6 @@ class Rules:
                 f"{self.name}: only 4 players in two partnerships are played by this engine version "
                 f"(got n_seats={self.n_seats}, partnerships={self.partnerships})"
             )
-        if self.meld_runs:
-            raise RulesError(f"{self.name}: same-suit runs are not played by this engine version yet")
         if not self.meld_sets:
             raise RulesError(f"{self.name}: a rule set needs same-rank melds or runs")
         for f in dataclasses.fields(self):
@@ -265,11 +263,19 @@ PRESETS: dict[str, Rules] = {
         match_target=5000,
         description="Tranca to 5000 with at most one wild a meld (000 variation 'Tranca Paulista', VARIANTS reading).",
     ),
+    "tranca-carioca": dataclasses.replace(
+        TRANCA,
+        name="tranca-carioca",
+        meld_runs=True,
+        description=(
+            "Tranca with same-suit runs as well as same-rank melds (000 Common Variations 'Tranca Carioca'); "
+            "runs from 4 to the high ace, 3s special (E16)."
+        ),
+    ),
 }
 
 #: presets of VARIANTS.md that later engine versions will play
 PLANNED_PRESETS = (
-    "tranca-carioca",
     "tranca-2p",
     "tranca-3p",
     "tranca-br",

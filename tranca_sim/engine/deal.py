@@ -19,14 +19,11 @@ from strategies.user import engine_dispatch
 from ..rules import R_HAND_SIZE, R_MAX_TURNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_THREES_SPECIAL, R_TURN_UP
 from .cards import N_KINDS
 from .melds import (
-    apply_meld_action,
     can_empty,
     can_go_out,
     has_canasta,
     is_red3,
     is_wild,
-    list_draw_actions,
-    list_meld_actions,
     locked,
 )
 from .obs import (
@@ -52,6 +49,7 @@ from .obs import (
     act_x,
     act_y,
 )
+from .runs import apply_meld, list_draws, list_melds
 from .state import (
     END_STOCK_OUT,
     END_TURN_LIMIT,
@@ -211,7 +209,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     place_red3s(st, rp, seat)
     _check(st, rp, pack, check)
     # ---- draw: stock, or the pile (E8: with the stock empty only the pile) ----
-    n = list_draw_actions(st, rp, seat, acts)
+    n = list_draws(st, rp, seat, acts)
     if n == 0:
         st.sc[SC_OVER] = END_STOCK_OUT
         return
@@ -231,7 +229,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     _check(st, rp, pack, check)
     # ---- melds ----
     while True:
-        n = list_meld_actions(st, rp, seat, acts)
+        n = list_melds(st, rp, seat, acts)
         if n == 0:
             break
         i = choose_meld(sid, prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
@@ -241,7 +239,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
             st.se[seat, SE_ILLEGAL] += 1
             break
         a = acts[i]
-        apply_meld_action(st, rp, seat, act_type(a), act_x(a), act_y(a))
+        apply_meld(st, rp, seat, act_type(a), act_x(a), act_y(a))
         over = after_meld(st, rp, seat)
         _check(st, rp, pack, check)
         if over:

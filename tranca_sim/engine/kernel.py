@@ -128,7 +128,7 @@ def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_
         deck = np.zeros(pack_n, np.int16)
         srng = np.zeros(4, np.uint64)
         rngs = np.zeros((4, 4), np.uint64)
-        acts = np.zeros(256, np.int32)
+        acts = np.zeros(512, np.int32)
         pub = np.zeros(PUB_LEN, np.int32)
         hidden = np.zeros((2, N_KINDS), np.int16)
         pack = _pack_counts(rp)
@@ -143,7 +143,7 @@ def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_
 @njit(cache=True)
 def _play_stacked_nb(st, rp, sids, prm, master_seed, d, deck, first_seat, check, out_side, out_deal):
     rngs = np.zeros((4, 4), np.uint64)
-    acts = np.zeros(256, np.int32)
+    acts = np.zeros(512, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
     hidden = np.zeros((2, N_KINDS), np.int16)
     pack = _pack_counts(rp)
@@ -156,7 +156,7 @@ def _play_position_nb(st, rp, sids, prm, master_seed, d, check, pack, out_side, 
     rngs = np.zeros((4, 4), np.uint64)
     for seat in range(4):
         seed_stream(rngs[seat], master_seed, d, STREAM_SEAT0 + seat)
-    acts = np.zeros(256, np.int32)
+    acts = np.zeros(512, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
     hidden = np.zeros((2, N_KINDS), np.int16)
     play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check)

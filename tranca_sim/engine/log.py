@@ -33,9 +33,11 @@ from .state import (
     EV_DRAW,
     EV_END,
     EV_EXTEND,
+    EV_EXTEND_RUN,
     EV_GO_OUT,
     EV_MORTO,
     EV_NEW_MELD,
+    EV_NEW_RUN,
     EV_RED3,
     EV_TAKE_PILE,
     EV_TURN,
@@ -81,16 +83,21 @@ def decode(records: np.ndarray) -> list[dict]:
             out.append({**base, "act": "draw", "card": to_str(a)})
         elif code == EV_TAKE_PILE:
             out.append({**base, "act": "take_pile", "top": to_str(a), "n": b})
-        elif code in (EV_NEW_MELD, EV_BLACK3):
+        elif code in (EV_NEW_MELD, EV_BLACK3, EV_NEW_RUN):
             cards = [to_str(r[3]) for r in rec[i : i + b]]
             if len(cards) != b or any(r[0] != EV_CARD for r in rec[i : i + b]):
                 raise ValueError(f"log record {i}: a meld header not followed by its {b} cards")
             i += b
-            out.append(
-                {**base, "act": "meld" if code == EV_NEW_MELD else "black3", "meld": a, "cards": cards}
-            )
+            act = "black3" if code == EV_BLACK3 else "meld"
+            rec_ = {**base, "act": act, "meld": a, "cards": cards}
+            if code == EV_NEW_RUN:
+                rec_["run"] = True  # cards in position order, low first (docs/log-format.md)
+            out.append(rec_)
         elif code == EV_EXTEND:
             out.append({**base, "act": "extend", "meld": a, "card": to_str(b)})
+        elif code == EV_EXTEND_RUN:
+            end = "high" if b >= 64 else "low"
+            out.append({**base, "act": "extend", "meld": a, "card": to_str(b % 64), "end": end})
         elif code == EV_MORTO:
             out.append({**base, "act": "morto", "direct": bool(a)})
         elif code == EV_DISCARD:

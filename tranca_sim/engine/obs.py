@@ -7,7 +7,9 @@ engine builds an :data:`Obs` holding only what the player to move could see:
 - ``pub``   ``int32[PUB_LEN]``: public facts (``PUB_*`` indices below),
 - ``pile``  ``int16[108]``: the discard pile, bottom first (``pub[PUB_PILE_N]`` cards),
 - ``mh``, ``mc``: every meld on the table (both sides; header and card counts,
-  see :mod:`tranca_sim.engine.state`),
+  see :mod:`tranca_sim.engine.state`): ``mh[side, m, MH_TYPE]`` is ``MT_SET``
+  (rank in ``MH_RANK``), ``MT_RUN`` (suit in ``MH_SUIT``, positions
+  ``MH_LO..MH_HI``, wild positions as bits of ``MH_WMASK``) or ``MT_BLACK3``,
 - ``taken`` ``int16[4, N_KINDS]``: cards each seat took from the pile so far,
 - ``morto`` ``int16[2, N_KINDS]``: the mortos when the preset deals them face
   up (``tranca-aberta``), zeros otherwise,
@@ -58,6 +60,10 @@ A_CAP_NEW = 5  # take the pile, top card in a new meld: y = CAPNEW_* variant; x 
 #               when the top card is a wild (lock_by_wild off), 0 = the top card's own rank
 A_STOCK = 6  # draw from the stock
 A_CAP_OPEN = 7  # take an open pile (no meld needed; Buraco aberto)
+#               A_CAP_EXT onto a run: x = meld row, y = END_LOW / END_HIGH (where the top card goes)
+A_RUN_NEW = 8  # new same-suit run of 3: x = suit * 16 + low position, y = RUN_* variant
+A_RUN_EXT = 9  # one card onto an end of the side's run x: y = end * 4 + C_* card class
+A_CAP_RUN = 10  # take the pile, top card in a new run of 3: x = suit * 16 + low position, y = RUN_* variant
 
 NEW_3NAT = 0  # three naturals
 NEW_TWO = 1  # two naturals and a 2 as wild
@@ -70,6 +76,12 @@ C_JOKER = 2
 CAPNEW_2NAT = 0  # top card + two naturals from the hand (of rank x when the top card is a wild)
 CAPNEW_TWO = 1  # top card + one natural + a 2
 CAPNEW_JOKER = 2  # top card + one natural + a joker
+
+# runs (tranca_sim.engine.runs): positions 1 = ace low, 2..13 = rank, 14 = ace high
+RUN_3NAT = 0  # three naturals of the suit (the pile's top card one of them for A_CAP_RUN)
+#               1 + 2 * offset + j: a wild stands at position low + offset; j = 0 a 2, j = 1 a joker
+END_LOW = 0
+END_HIGH = 1
 
 
 @njit(cache=True, inline="always")

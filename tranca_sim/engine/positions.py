@@ -16,15 +16,19 @@ from .state import (
     MAX_SEATS,
     MAXM,
     MH_GREW,
+    MH_HI,
     MH_JOKERS,
+    MH_LO,
     MH_N,
     MH_NAT,
     MH_RANK,
     MH_SUIT,
     MH_TYPE,
     MH_WILD,
+    MH_WMASK,
     MS_WAITING,
     MT_BLACK3,
+    MT_RUN,
     MT_SET,
     SC_DECK_N,
     SC_FIRST_SEAT,
@@ -142,7 +146,8 @@ def make_position(
         Each seat's hand (seats 0..3; side = seat % 2).
     melds : {side: [cards, ...]}
         Melds already on the table; each is checked for legality (a set of one
-        rank with its wilds, or a pure black-3 set).
+        rank with its wilds, or a pure black-3 set; where the rules meld runs, a
+        run in position order, low first, each wild at the place it stands for).
     pile : cards, bottom first.   stock : cards, top first.
     mortos : {side: cards} for mortos still waiting (non-empty).
     taken_mortos : {side: seat} for mortos already taken (by that seat).
@@ -244,6 +249,8 @@ def _fill_meld(rules: Rules, st: State, side: int, m: int, ks: list[int]) -> int
         mtype, r = MT_BLACK3, 3
         if len(ks) < 3:
             raise ValueError("position: a black-3 set needs 3 or 4 black 3s")
+    elif rules.meld_runs and len({rank_of(k) for k in naturals}) > 1:
+        return _fill_run(rules, st, side, m, ks)
     else:
         ranks = {rank_of(k) for k in naturals}
         if len(ranks) != 1:
@@ -264,6 +271,46 @@ def _fill_meld(rules: Rules, st: State, side: int, m: int, ks: list[int]) -> int
     for k in ks:
         st.mc[side, m, k] += 1
     return mtype
+
+
+def _fill_run(rules: Rules, st: State, side: int, m: int, ks: list[int]) -> int:
+    """A run given in position order, low first, each wild at the place it stands for
+    (positions 1 = ace low .. 14 = ace high; E16: from 4 with special 3s)."""
+    n = len(ks)
+    lowest = 4 if rules.threes_special else 1
+    best = None
+    for suit in range(4):
+        for lo in range(lowest, 16 - n):
+            wild = []
+            for i, k in enumerate(ks):
+                p = lo + i
+                nat = suit * 13 + (0 if p == 14 else p - 1)
+                if k == nat:
+                    continue
+                if not is_wild_kind(k):
+                    break
+                wild.append(p)
+            else:
+                if len(wild) < n and (best is None or len(wild) < len(best[2])):
+                    best = (suit, lo, wild)
+    if best is None or n < 3:
+        raise ValueError(f"position: {ks} is not a run in position order")
+    suit, lo, wild = best
+    if len(wild) > rules.max_wilds or n - len(wild) < rules.min_naturals:
+        raise ValueError(f"position: illegal run {ks} (wild and natural limits)")
+    st.mh[side, m, MH_TYPE] = MT_RUN
+    st.mh[side, m, MH_RANK] = 0
+    st.mh[side, m, MH_SUIT] = suit
+    st.mh[side, m, MH_LO] = lo
+    st.mh[side, m, MH_HI] = lo + n - 1
+    st.mh[side, m, MH_WMASK] = sum(1 << p for p in wild)
+    st.mh[side, m, MH_N] = n
+    st.mh[side, m, MH_NAT] = n - len(wild)
+    st.mh[side, m, MH_WILD] = len(wild)
+    st.mh[side, m, MH_JOKERS] = sum(1 for k in ks if k == JOKER)
+    for k in ks:
+        st.mc[side, m, k] += 1
+    return MT_RUN
 
 
 def counts(st: State) -> np.ndarray:

@@ -4,10 +4,11 @@ A :data:`State` is a namedtuple of arrays (numba passes it by reference and
 can cache kernels that take it).  Scalars live in the ``sc`` vector under the
 ``SC_*`` indices; per-side and per-seat counters in ``ss`` and ``se``.
 
-Meld rows (``mh`` header, ``mc`` card counts) are shaped for both same-rank
-sets and same-suit runs: a header row carries the meld type, rank or suit and
-the low/high run positions, and ``mc`` counts the kinds in the meld, so runs
-(a later preset) fit in the same arrays.
+Meld rows (``mh`` header, ``mc`` card counts) hold both same-rank sets and
+same-suit runs: a header row carries the meld type, rank (sets) or suit and
+the low/high positions (runs), the wild positions of a run (``MH_WMASK``), and
+``mc`` counts the kinds in the meld.  Run positions: 1 = ace low, 2..13 = the
+rank, 14 = ace high (VARIANTS 6); see :mod:`tranca_sim.engine.runs`.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ PACK_MAX = 108
 MH_TYPE = 0  # MT_* below
 MH_RANK = 1  # sets: rank 1..13
 MH_SUIT = 2  # runs: suit 0..3 (-1 for sets)
-MH_LO = 3  # runs: lowest position (1 = low ace) ... 14 = high ace
+MH_LO = 3  # runs: lowest position (1 = low ace, 2..13 = rank, 14 = high ace)
 MH_HI = 4
 MH_N = 5  # cards in the meld
 MH_NAT = 6  # natural cards
 MH_WILD = 7  # cards acting as wilds (2s and jokers)
 MH_JOKERS = 8
 MH_GREW = 9  # turn (0-based) the meld last received a card: public history
-MH_LEN = 10
+MH_WMASK = 10  # runs: bit p set = a wild stands at position p (1..14); 0 for sets
+MH_LEN = 11
 
 MT_SET = 0
 MT_RUN = 1
@@ -74,6 +76,8 @@ EV_MORTO = 11  # a = 1 direct / 0 indirect, b = side
 EV_DISCARD = 12  # a = card
 EV_GO_OUT = 13  # a = em cima
 EV_END = 14  # a = END_* reason, b = seat that went out
+EV_NEW_RUN = 15  # a = meld row, b = cards; followed by b EV_CARD records in position order, low first
+EV_EXTEND_RUN = 16  # a = meld row, b = card + 64 * end (0 low end, 1 high end)
 
 END_NONE = 0
 END_WENT_OUT = 1  # bater

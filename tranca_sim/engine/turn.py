@@ -40,7 +40,8 @@ from ..schema import (
 )
 from .cards import N_KINDS
 from .melds import can_empty, is_black3, is_wild, locked, meld_top_card
-from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_OPEN
+from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_OPEN, A_CAP_RUN
+from .runs import run_errors, run_top_card
 from .state import (
     END_WENT_OUT,
     EV_DISCARD,
@@ -57,6 +58,7 @@ from .state import (
     MS_INDIRECT,
     MS_WAITING,
     MT_BLACK3,
+    MT_RUN,
     SC_DECK_N,
     SC_EM_CIMA,
     SC_NO_DISCARD,
@@ -133,7 +135,10 @@ def take_pile(st, rp, seat, a_type, x, y):
     log_event(st, EV_TAKE_PILE, seat, st.pile[pn - 1], pn)
     if a_type == A_CAP_OPEN and pn == 1 and rp[R_REDISCARD] == 0:
         st.sc[SC_NO_DISCARD] = st.pile[0] + 1
-    if a_type == A_CAP_EXT or a_type == A_CAP_NEW:
+    if a_type == A_CAP_RUN or (a_type == A_CAP_EXT and st.mh[side, x, MH_TYPE] == MT_RUN):
+        run_top_card(st, rp, seat, a_type, x, y, st.pile[pn - 1])
+        rest = pn - 1
+    elif a_type == A_CAP_EXT or a_type == A_CAP_NEW:
         t = st.pile[pn - 1]
         meld_top_card(st, rp, seat, a_type, y, x, t)
         rest = pn - 1
@@ -382,7 +387,7 @@ def count_errors(st, rp, pack):
 
 @njit(cache=True, _nrt=False)
 def meld_errors(st, rp):
-    """Count melds on the table that break the meld rules (decisions 1, 2, 8)."""
+    """Count melds on the table that break the meld rules (decisions 1, 2, 6, 8; runs E16-E18)."""
     errors = 0
     for side in range(2):
         canastas = 0
@@ -390,6 +395,13 @@ def meld_errors(st, rp):
         for m in range(st.ss[side, SS_N_MELDS]):
             t = st.mh[side, m, MH_TYPE]
             r = st.mh[side, m, MH_RANK]
+            if t == MT_RUN:
+                errors += run_errors(st, rp, side, m)
+                if st.mh[side, m, MH_N] >= rp[R_CANASTA_SIZE]:
+                    canastas += 1
+                    if st.mh[side, m, MH_WILD] == 0:
+                        clean += 1
+                continue
             n = 0
             nat = 0
             wild = 0

@@ -304,7 +304,7 @@ class _Replay(_Table):
                 "(numbered in creation order)",
             )
         cards = a["cards"]
-        chk, code = _meld_check(cards, self.r, going_out)
+        chk, code = _meld_check(cards, self.r, going_out, run=bool(a.get("run")))
         if not chk.legal:
             raise _Foul(code, chk.reason)
         return cards, chk
@@ -323,7 +323,10 @@ class _Replay(_Table):
                 "(VARIANTS 5)",
             )
         self.take_from_hand(seat, cards)
-        self.melds[side].append(_Meld("set", chk.rank, list(cards)))
+        if chk.kind == "run":
+            self.melds[side].append(_Meld("run", None, list(cards), suit=chk.suit, low=chk.low))
+        else:
+            self.melds[side].append(_Meld("set", chk.rank, list(cards)))
         self.after_meld(seat)
 
     def act_black3(self, a: dict) -> None:
@@ -372,7 +375,28 @@ class _Replay(_Table):
                 "the own side's melds (000 Gameplay 9)",
             )
         m = self.melds[side][i]
-        chk, code = _meld_check(m.cards + [c], self.r, going_out=True)
+        if m.kind == "run":
+            end = a.get("end")
+            if end not in ("low", "high"):
+                raise _Foul(
+                    "illegal_meld",
+                    f"{c} onto run {i} ({' '.join(m.cards)}): a card added to a run names its end, "
+                    '"low" or "high" (docs/log-format.md)',
+                )
+            cards, why = self.run_extension(m, c, end)
+            if why is not None:
+                raise _Foul("illegal_meld", f"{c} onto meld {i} ({' '.join(m.cards)}): {why}")
+            self.take_from_hand(seat, [c])
+            m.cards = cards
+            if end == "low":
+                m.low -= 1
+            self.after_meld(seat)
+            return
+        if "end" in a:
+            raise _Foul(
+                "illegal_meld", f"{c} onto meld {i}: an end is named only for a run, meld {i} is a set"
+            )
+        chk, code = _meld_check(m.cards + [c], self.r, going_out=True, run=False)
         if not chk.legal:
             raise _Foul(code, f"{c} onto meld {i} ({' '.join(m.cards)}): {chk.reason}")
         self.take_from_hand(seat, [c])

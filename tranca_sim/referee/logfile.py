@@ -167,6 +167,11 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
                 raise LogFormatError(f"end: unknown reason {v!r}; known: {', '.join(_END_REASONS)}", index=i)
             elif typ == "seat" and v is not None and not (_is_int(v) and -1 <= v < 4):
                 raise LogFormatError(f"{act}: {k!r} must be -1..3 or null", index=i)
+        # optional fields of runs (docs/log-format.md): "run" on a meld, "end" on an extension
+        if act == "meld" and "run" in a and not isinstance(a["run"], bool):
+            raise LogFormatError("meld: 'run' must be true or false", index=i)
+        if act == "extend" and "end" in a and a["end"] not in ("low", "high"):
+            raise LogFormatError(f'extend: \'end\' must be "low" or "high", got {a["end"]!r}', index=i)
         actions.append(b)
     result = log["result"]
     if not isinstance(result, dict):

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..rules import Rules
 from .cards import _RANKS, _black3, _cards, _default_rules, _pack, _rank, _red3, _value, _wild
+from .runs import RunLayout, any_order_run, ordered_run
 
 #: score parts of a log's ``result`` (each side), in the order they are compared; ``score`` is their sum
 SCORE_PARTS = (
@@ -28,10 +29,14 @@ class MeldCheck:
     """Answer of :func:`validate_meld`.
 
     ``legal``: the cards form a legal new meld.  ``clean``: no wild card
-    (canasta limpa if it is a canasta).  ``canasta``: ``canasta_size`` cards or
-    more (a black-3 set never is).  ``reason``: why not, with the rule's
-    source, or ``None`` when legal.  ``rank``: the meld's rank (``"K"``,
-    ``"3"`` for a black-3 set), ``kind``: ``"set"`` or ``"black3"``.
+    (canasta limpa if it is a canasta; the suit's own 2 in its place in a run
+    is natural, 004).  ``canasta``: ``canasta_size`` cards or more (a black-3
+    set never is).  ``reason``: why not, with the rule's source, or ``None``
+    when legal.  ``rank``: the meld's rank (``"K"``, ``"3"`` for a black-3
+    set; ``None`` for a run), ``kind``: ``"set"``, ``"run"`` or ``"black3"``.
+    For a run: ``suit`` (``"H"``), ``low``/``high`` positions (1 = ace low,
+    2..13 the rank, 14 = ace high) and ``wild_at``, the positions where a
+    wild stands.
     """
 
     legal: bool
@@ -40,10 +45,33 @@ class MeldCheck:
     reason: str | None = None
     rank: str | None = None
     kind: str | None = None
+    suit: str | None = None
+    low: int | None = None
+    high: int | None = None
+    wild_at: tuple[int, ...] = ()
 
 
-def _meld_check(cards: list[str], rules: Rules, going_out: bool) -> tuple[MeldCheck, str | None]:
-    """MeldCheck plus a short error code for the referee (``None`` when legal)."""
+def _run_answer(lay: RunLayout, n: int, rules: Rules) -> MeldCheck:
+    return MeldCheck(
+        True,
+        clean=not lay.wild_at,
+        canasta=n >= rules.canasta_size,
+        kind="run",
+        suit=lay.suit,
+        low=lay.low,
+        high=lay.high,
+        wild_at=lay.wild_at,
+    )
+
+
+def _meld_check(
+    cards: list[str], rules: Rules, going_out: bool, run: bool | None = None
+) -> tuple[MeldCheck, str | None]:
+    """MeldCheck plus a short error code for the referee (``None`` when legal).
+
+    ``run``: ``None`` = a set, or (when the rules meld runs) a run read in position order
+    if it is one, else in any order; ``True`` = only a run, cards in position order (a log's
+    run meld); ``False`` = only a set."""
 
     def bad(code: str, reason: str) -> tuple[MeldCheck, str]:
         return MeldCheck(False, reason=reason), code
@@ -81,6 +109,15 @@ def _meld_check(cards: list[str], rules: Rules, going_out: bool) -> tuple[MeldCh
         return bad(
             "illegal_meld", f"{n} card{'s' if n != 1 else ''}: a meld needs at least 3 cards (000 Gameplay 7)"
         )
+    if run is True or (run is None and rules.meld_runs and not _one_rank(cards)):
+        if not rules.meld_runs:
+            return bad("illegal_meld", "runs are not played in this rule set (meld_runs off)")
+        lay, why = ordered_run(cards, rules)
+        if lay is None and run is None:
+            lay, why = any_order_run(cards, rules)
+        if lay is None:
+            return bad("illegal_meld", why)
+        return _run_answer(lay, n, rules), None
     if not rules.meld_sets:
         return bad("illegal_meld", "same-rank melds are not played in this rule set")
     wilds = [c for c in cards if _wild(c)]
@@ -106,6 +143,11 @@ def _meld_check(cards: list[str], rules: Rules, going_out: bool) -> tuple[MeldCh
     return MeldCheck(True, clean=not wilds, canasta=n >= rules.canasta_size, rank=ranks[0], kind="set"), None
 
 
+def _one_rank(cards: list[str]) -> bool:
+    """All naturals of one rank (the cards can only be read as a set)."""
+    return len({_rank(c) for c in cards if not _wild(c)}) <= 1
+
+
 def validate_meld(cards, rules: Rules | None = None, going_out: bool = False) -> MeldCheck:
     """Is ``cards`` a legal new meld under ``rules``?
 
@@ -125,9 +167,18 @@ def validate_meld(cards, rules: Rules | None = None, going_out: bool = False) ->
         among the naturals; at most ``max_wilds`` wilds (jokers and 2s) and at
         least ``min_naturals`` naturals (000 Gameplay 7, VARIANTS 2); red 3s
         never melded; black 3s only as the going-out set; no more copies of a
-        card than the pack holds.  Same-rank melds only (runs are not played
-        yet).  Whether the side may hold another meld of that rank is a
-        question about the table, not the cards, and is not asked here.
+        card than the pack holds.  Where the rules meld runs (``meld_runs``,
+        ``tranca-carioca``) cards whose naturals are not of one rank are read
+        as a run: one suit in sequence, the ace low (A-2-3) or high (Q-K-A),
+        A..A the longest, no wrap-around K-A-2 (VARIANTS 6); the suit's 2 in
+        its own place natural (004, VARIANTS 1); the same wild and natural
+        limits as a set (E17); with special 3s positions 4..A only (E16).
+        Cards in position order fix where each wild stands; in any other
+        order the arrangement with the fewest wilds is read.  The answer says
+        ``kind`` (``"set"``/``"run"``), ``clean``, ``canasta``, and for a run
+        ``suit``, ``low``, ``high`` and ``wild_at``.  Whether the side may
+        hold another meld of that rank is a question about the table, not the
+        cards, and is not asked here.
 
     Raises
     ------
@@ -140,6 +191,10 @@ def validate_meld(cards, rules: Rules | None = None, going_out: bool = False) ->
     (True, False)
     >>> validate_meld("KH KD KC 2C JK 2D").reason
     '3 wild cards: at most 2 in a meld (000 Gameplay 7, VARIANTS 2)'
+    >>> from tranca_sim.rules import get_preset
+    >>> chk = validate_meld("QH KH AH 2C", get_preset("tranca-carioca"))
+    >>> chk.kind, chk.clean, chk.low, chk.high, chk.wild_at
+    ('run', False, 11, 14, (11,))
     """
     return _meld_check(_cards(cards), rules or _default_rules(), going_out)[0]
 

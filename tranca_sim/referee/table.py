@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from ..rules import Rules
 from .cards import SIDES, _black3, _pack, _rank, _red3, _wild
 from .questions import _meld_check, score_side
+from .runs import _limits_reason, layout_at
 
 
 class _Foul(Exception):
@@ -22,9 +23,11 @@ class _Foul(Exception):
 
 @dataclass
 class _Meld:
-    kind: str  # "set" | "black3"
-    rank: str
-    cards: list[str] = field(default_factory=list)
+    kind: str  # "set" | "run" | "black3"
+    rank: str | None
+    cards: list[str] = field(default_factory=list)  # a run's in position order, low first
+    suit: str | None = None  # runs
+    low: int | None = None  # runs: position of cards[0] (1 = ace low ... 14 = ace high)
 
     @property
     def wilds(self) -> int:
@@ -76,9 +79,16 @@ class _Table:
     def has_canasta(self, side: int, clean_only: bool) -> bool:
         cs = self.r.canasta_size
         return any(
-            m.kind == "set" and len(m.cards) >= cs and (not clean_only or m.wilds == 0)
+            m.kind != "black3" and len(m.cards) >= cs and (not clean_only or self.meld_clean(m))
             for m in self.melds[side]
         )
+
+    def meld_clean(self, m: _Meld) -> bool:
+        """No wild in the meld; in a run the suit's own 2 in its place is natural (004)."""
+        if m.kind != "run":
+            return m.wilds == 0
+        lay = layout_at(m.cards, m.suit, m.low)
+        return lay is not None and not lay.wild_at
 
     def can_go_out(self, side: int) -> bool:
         """000 Gameplay 11, VARIANTS 10: morto taken and the preset's canasta."""
@@ -146,6 +156,8 @@ class _Table:
         if _wild(t):
             return self._wild_capture_possible(seat, t, after)
         r = _rank(t)
+        if self.r.meld_runs and self._run_capture_possible(seat, t, after):
+            return True
         for m in self.melds[side]:
             if m.kind == "set" and m.rank == r:
                 ok_after = self.can_empty(side) or (
@@ -169,13 +181,59 @@ class _Table:
             cands += [[t, nats[0], w] for w in wilds]
         return any(_meld_check(c, self.r, False)[0].legal for c in cands)
 
+    def _run_capture_possible(self, seat: int, t: str, after: int) -> bool:
+        """A closed pile taken with a run: the top card at an end of a side run of its suit, or
+        in a new run of three with two cards of the hand held before (000 Gameplay 3,
+        VARIANTS 4, E10; runs E16-E18)."""
+        side = seat % 2
+        for m in self.melds[side]:
+            if m.kind != "run":
+                continue
+            for end in ("low", "high"):
+                cards, why = self.run_extension(m, t, end)
+                if why is not None or layout_at(cards, m.suit, m.low - (end == "low")).wild_at != (
+                    layout_at(m.cards, m.suit, m.low).wild_at
+                ):
+                    continue  # the top card is melded as a natural
+                melds = [cards if x is m else x.cards for x in self.melds[side]]
+                if after >= 2 or self._empty_ok_with(side, melds):
+                    return True
+        if after - 2 < 2 and not self.can_empty(side):
+            return False
+        hand = sorted(set(self.hands[seat].elements()))
+        for i, a in enumerate(hand):
+            for b in hand[i:]:
+                if a == b and self.hands[seat][a] < 2:
+                    continue
+                chk, _ = _meld_check([t, a, b], self.r, False, run=None)
+                if chk.legal and chk.kind == "run" and not _wild(t):
+                    return True
+        return False
+
+    def run_extension(self, m: _Meld, c: str, end: str) -> tuple[list[str], str | None]:
+        """Run ``m`` with ``c`` added at its ``end`` (``"low"``/``"high"``): the new card list and
+        None, or the reason it is not a legal run (VARIANTS 6, 004; E16-E18)."""
+        cards = [c] + m.cards if end == "low" else m.cards + [c]
+        low = m.low - 1 if end == "low" else m.low
+        lay = layout_at(cards, m.suit, low)
+        if lay is None:
+            where = "below" if end == "low" else "above"
+            return cards, (
+                f"{c} cannot stand {where} {' '.join(m.cards)}: a run grows at its ends by the next card of "
+                "its suit or a wild standing for it, the ace low before the 2 or high after the K, no "
+                "wrap-around (VARIANTS 6, 004 How to play, E18)"
+            )
+        why = _limits_reason(lay, self.r)
+        return cards, why
+
     def _empty_ok_with(self, side: int, melds: list[list[str]]) -> bool:
         """Could the side empty a hand if its melds were ``melds`` (VARIANTS 10, E6)?"""
         if self.morto_state[side] == "waiting":
             return True
         cs = self.r.canasta_size
         return any(
-            len(m) >= cs and (not self.r.go_out_needs_clean or not any(_wild(c) for c in m)) for m in melds
+            len(m) >= cs and (not self.r.go_out_needs_clean or _meld_check(m, self.r, True)[0].clean)
+            for m in melds
         )
 
     def _wild_capture_possible(self, seat: int, t: str, after: int) -> bool:

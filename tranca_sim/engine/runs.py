@@ -1,0 +1,469 @@
+"""Same-suit runs (numba): listing, laying, pile capture and the invariant check.
+
+A run is three or more cards of one suit in sequence (seed ``000_95ec226e9cdd732e.txt``
+Common Variations "Tranca Carioca"; ``004_083ae37bb3863d19.txt`` How to play; VARIANTS.md
+decision 6).  It lives in a meld row of type ``MT_RUN`` with its suit in ``MH_SUIT`` and its
+*positions* ``MH_LO..MH_HI``: 1 = ace low (A-2-3), 2..13 = the rank, 14 = ace high
+(Q-K-A); one run may go A..A (14 cards), never round the corner (K-A-2).  Each position
+holds exactly one card: the natural of the suit at that position, or a wild (a 2 of any
+suit, or a joker) standing for it (004: "A 2 used as a wild card stands for the missing
+card").  ``MH_WMASK`` has bit ``p`` set when a wild stands at position ``p``; the 2 of the
+run's suit at position 2 is natural and keeps the run clean (004, VARIANTS 1).
+
+Decisions (docs/rules.md section 5):
+
+- E16: with special 3s (``threes_special``, 000 Gameplay 5-6, VARIANTS 7-8) position 3 is
+  closed to runs: a 3 cannot be melded, and a wild standing for it would meld that 3, so
+  runs lie within positions 4..14 (4 up to the high ace); ace-low runs and the natural 2
+  happen only where 3s are plain cards.
+- E17: a run follows the meld limits of its preset like a set: at most ``max_wilds`` wilds
+  and at least ``min_naturals`` naturals (000 Gameplay 7, VARIANTS 2).
+- E18: a wild keeps the position it stands for; it is never moved, so the natural of that
+  position cannot join that run (004 "stands for the missing card"; 002 "pudiendo
+  sustituir cualquier carta").  Runs grow only at their ends.
+- E19: several runs of one suit may lie on a side's table (two decks; VARIANTS 5).
+
+Actions (:mod:`tranca_sim.engine.obs`): ``A_RUN_NEW`` lays three cards, ``A_RUN_EXT`` one card
+at an end; a longer run is a new run and extensions in the same turn.  A closed pile is taken
+onto a run (``A_CAP_EXT``, y = end) or with a new run of the top card and two cards of the
+hand (``A_CAP_RUN``), 000 Gameplay 3, VARIANTS 4.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..rules import R_MAX_WILDS, R_MELD_RUNS, R_MIN_NATURALS, R_PILE_CLOSED, R_THREES_SPECIAL
+from .cards import JOKER
+from .melds import (
+    _empty_ok_after_ext,
+    _hand_to_meld,
+    _keep_ok,
+    apply_meld_action,
+    can_empty,
+    count_canastas,
+    is_black3,
+    is_red3,
+    is_wild,
+    list_draw_actions,
+    list_meld_actions,
+    locked,
+    n_twos,
+    open_meld,
+)
+from .obs import A_CAP_EXT, A_CAP_RUN, A_RUN_EXT, A_RUN_NEW, C_JOKER, C_NAT, C_TWO, END_HIGH, END_LOW, act
+from .state import (
+    EV_CARD,
+    EV_EXTEND_RUN,
+    EV_NEW_RUN,
+    MAXM,
+    MH_GREW,
+    MH_HI,
+    MH_JOKERS,
+    MH_LO,
+    MH_N,
+    MH_NAT,
+    MH_SUIT,
+    MH_TYPE,
+    MH_WILD,
+    MH_WMASK,
+    MT_RUN,
+    SC_MELD_FULL,
+    SC_PILE_N,
+    SC_TURN,
+    SE_HAND_N,
+    SE_MELDED_NOW,
+    SS_N_MELDS,
+    log_event,
+)
+
+
+@njit(cache=True, inline="always")
+def pos_kind(s, p):
+    """Kind of the natural card of suit ``s`` at run position ``p`` (1 and 14 are the ace)."""
+    return s * 13 + (0 if p == 14 else p - 1)
+
+
+@njit(cache=True, inline="always")
+def min_pos(rp):
+    """Lowest run position: 4 with special 3s (E16), else 1 (the low ace)."""
+    return 4 if rp[R_THREES_SPECIAL] != 0 else 1
+
+
+@njit(cache=True, inline="always")
+def twos_as_wild(hand, s, p):
+    """2s of the hand that may stand as a wild at position ``p`` of a run of suit ``s``: at
+    position 2 the suit's own 2 would be natural, so only the other suits' 2s count."""
+    tw = n_twos(hand)
+    if p == 2:
+        tw -= hand[s * 13 + 1]
+    return tw
+
+
+@njit(cache=True, _nrt=False)
+def _room(st, side):
+    if st.ss[side, SS_N_MELDS] >= MAXM:
+        st.sc[SC_MELD_FULL] += 1
+        return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def list_run_actions(st, rp, seat, acts, n):
+    """Append the legal run actions of ``seat``'s meld phase to ``acts[n:]``; return the new count.
+
+    New runs of three cards (three naturals, or two naturals and a wild standing at the
+    missing position), and one card (natural or wild) at either end of each of the side's runs.
+    """
+    side = seat & 1
+    hand = st.hand[seat]
+    hn = st.se[seat, SE_HAND_N]
+    maxw = rp[R_MAX_WILDS]
+    minn = rp[R_MIN_NATURALS]
+    lo_min = min_pos(rp)
+    jk = hand[JOKER]
+    if _keep_ok(hn - 3, can_empty(st, rp, side)) and _room(st, side):
+        wild_ok = maxw >= 1 and minn <= 2
+        for s in range(4):
+            for p in range(lo_min, 13):
+                h0 = hand[pos_kind(s, p)] > 0
+                h1 = hand[pos_kind(s, p + 1)] > 0
+                h2 = hand[pos_kind(s, p + 2)] > 0
+                nat = int(h0) + int(h1) + int(h2)
+                if nat == 3:
+                    if minn <= 3:
+                        acts[n] = act(A_RUN_NEW, s * 16 + p, 0)
+                        n += 1
+                elif nat == 2 and wild_ok:
+                    o = 0 if not h0 else (1 if not h1 else 2)
+                    tw = twos_as_wild(hand, s, p + o)
+                    if p <= 2 and p + 2 >= 2 and hand[s * 13 + 1] > 0 and p + o != 2:
+                        tw -= 1  # the suit's 2 is the natural at position 2 of this window
+                    if tw > 0:
+                        acts[n] = act(A_RUN_NEW, s * 16 + p, 1 + 2 * o)
+                        n += 1
+                    if jk > 0:
+                        acts[n] = act(A_RUN_NEW, s * 16 + p, 2 + 2 * o)
+                        n += 1
+    for m in range(st.ss[side, SS_N_MELDS]):
+        if st.mh[side, m, MH_TYPE] != MT_RUN:
+            continue
+        s = st.mh[side, m, MH_SUIT]
+        for end in range(2):
+            p = st.mh[side, m, MH_LO] - 1 if end == END_LOW else st.mh[side, m, MH_HI] + 1
+            if p < lo_min or p > 14:
+                continue
+            if hand[pos_kind(s, p)] > 0 and _keep_ok(hn - 1, _empty_ok_after_ext(st, rp, side, m, True)):
+                acts[n] = act(A_RUN_EXT, m, end * 4 + C_NAT)
+                n += 1
+            if st.mh[side, m, MH_WILD] < maxw and _keep_ok(
+                hn - 1, _empty_ok_after_ext(st, rp, side, m, False)
+            ):
+                if twos_as_wild(hand, s, p) > 0:
+                    acts[n] = act(A_RUN_EXT, m, end * 4 + C_TWO)
+                    n += 1
+                if jk > 0:
+                    acts[n] = act(A_RUN_EXT, m, end * 4 + C_JOKER)
+                    n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def run_capture_top(st, rp):
+    """The closed pile's top card if it can go into a run (a natural of a position runs may use,
+    the pile not locked), else -1."""
+    pn = st.sc[SC_PILE_N]
+    if rp[R_PILE_CLOSED] == 0 or pn == 0 or locked(st, rp):
+        return -1
+    t = st.pile[pn - 1]
+    if is_wild(t):
+        return -1  # E15 wild on top: captured onto sets only (docs/rules.md E19)
+    if rp[R_THREES_SPECIAL] != 0 and (is_red3(t) or is_black3(t)):
+        return -1
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def list_run_captures(st, rp, seat, acts, n):
+    """Append the ways to take a closed pile with a run to ``acts[n:]``; return the new count.
+
+    The top card onto an end of one of the side's runs of its suit (``A_CAP_EXT``, y = end),
+    or in a new run of three with two cards of the hand (``A_CAP_RUN``): two naturals, or one
+    natural and a wild at the missing position (000 Gameplay 3, VARIANTS 4; E10, E17)."""
+    t = run_capture_top(st, rp)
+    if t < 0:
+        return n
+    side = seat & 1
+    hand = st.hand[seat]
+    s = t // 13
+    r = t % 13 + 1
+    lo_min = min_pos(rp)
+    after = st.se[seat, SE_HAND_N] + st.sc[SC_PILE_N] - 1
+    for m in range(st.ss[side, SS_N_MELDS]):
+        if st.mh[side, m, MH_TYPE] != MT_RUN or st.mh[side, m, MH_SUIT] != s:
+            continue
+        lo = st.mh[side, m, MH_LO]
+        hi = st.mh[side, m, MH_HI]
+        low_fit = lo - 1 >= lo_min and (lo - 1 == r or (r == 1 and lo - 1 == 1))
+        high_fit = hi + 1 <= 14 and (hi + 1 == r or (r == 1 and hi + 1 == 14))
+        if (low_fit or high_fit) and _keep_ok(after, _empty_ok_after_ext(st, rp, side, m, True)):
+            if low_fit:
+                acts[n] = act(A_CAP_EXT, m, END_LOW)
+                n += 1
+            if high_fit:
+                acts[n] = act(A_CAP_EXT, m, END_HIGH)
+                n += 1
+    if not _keep_ok(after - 2, can_empty(st, rp, side)) or not _room(st, side):
+        return n
+    wild_ok = rp[R_MAX_WILDS] >= 1 and rp[R_MIN_NATURALS] <= 2
+    jk = hand[JOKER]
+    for qi in range(2):
+        q = r
+        if r == 1:
+            q = 1 if qi == 0 else 14
+        elif qi == 1:
+            break
+        if q < lo_min:
+            continue
+        for p in range(max(lo_min, q - 2), min(q, 12) + 1):
+            miss = -1
+            nmiss = 0
+            for o in range(3):
+                if p + o != q and hand[pos_kind(s, p + o)] == 0:
+                    miss = o
+                    nmiss += 1
+            if nmiss == 0:
+                acts[n] = act(A_CAP_RUN, s * 16 + p, 0)
+                n += 1
+            elif nmiss == 1 and wild_ok:
+                tw = twos_as_wild(hand, s, p + miss)
+                if p <= 2 and hand[s * 13 + 1] > 0 and p + miss != 2:
+                    tw -= 1  # the suit's 2 is the natural at position 2 of this window
+                if tw > 0:
+                    acts[n] = act(A_CAP_RUN, s * 16 + p, 1 + 2 * miss)
+                    n += 1
+                if jk > 0:
+                    acts[n] = act(A_CAP_RUN, s * 16 + p, 2 + 2 * miss)
+                    n += 1
+    return n
+
+
+# ---- laying runs -----------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def _take_run_wild(st, seat, side, m, s, p, joker):
+    """Move a wild from the hand to run ``m`` at position ``p``: a joker, or a 2 (another
+    suit's first, so the run's own 2 stays available as a natural).  Returns its kind."""
+    k = -1
+    if joker:
+        k = JOKER
+    else:
+        for ss in range(4):
+            if ss != s and st.hand[seat, ss * 13 + 1] > 0:
+                k = ss * 13 + 1
+                break
+        if k < 0 and p != 2 and st.hand[seat, s * 13 + 1] > 0:
+            k = s * 13 + 1
+    _hand_to_meld(st, seat, side, m, k)
+    st.mh[side, m, MH_N] += 1
+    st.mh[side, m, MH_WILD] += 1
+    st.mh[side, m, MH_WMASK] |= 1 << p
+    if k == JOKER:
+        st.mh[side, m, MH_JOKERS] += 1
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def _put_natural(st, side, m, k):
+    st.mc[side, m, k] += 1
+    st.mh[side, m, MH_N] += 1
+    st.mh[side, m, MH_NAT] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _open_run(st, side, s, p):
+    m = open_meld(st, side, MT_RUN, 0)
+    st.mh[side, m, MH_SUIT] = s
+    st.mh[side, m, MH_LO] = p
+    st.mh[side, m, MH_HI] = p + 2
+    st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def _fill_run(st, seat, side, m, s, p, y, skip):
+    """Fill positions p..p+2 of the new run ``m`` from the hand (all but offset ``skip``,
+    already placed): naturals first, then the wild of variant ``y``; log the cards in
+    position order."""
+    wo = (y - 1) // 2 if y > 0 else -1
+    k0 = -1
+    k1 = -1
+    k2 = -1
+    for o in range(3):
+        if o == skip or o == wo:
+            continue
+        k = pos_kind(s, p + o)
+        st.hand[seat, k] -= 1
+        st.se[seat, SE_HAND_N] -= 1
+        _put_natural(st, side, m, k)
+        if o == 0:
+            k0 = k
+        elif o == 1:
+            k1 = k
+        else:
+            k2 = k
+    if wo >= 0:
+        k = _take_run_wild(st, seat, side, m, s, p + wo, (y - 1) % 2 == 1)
+        if wo == 0:
+            k0 = k
+        elif wo == 1:
+            k1 = k
+        else:
+            k2 = k
+    return (k0, k1, k2)
+
+
+@njit(cache=True, _nrt=False)
+def apply_run_action(st, rp, seat, a_type, x, y):
+    """Lay the run action (type, x, y) for ``seat``; returns the meld row used."""
+    side = seat & 1
+    st.se[seat, SE_MELDED_NOW] = 1
+    if a_type == A_RUN_NEW:
+        s = x // 16
+        p = x % 16
+        m = _open_run(st, side, s, p)
+        ks = _fill_run(st, seat, side, m, s, p, y, -1)
+        log_event(st, EV_NEW_RUN, seat, m, 3)
+        for k in ks:
+            log_event(st, EV_CARD, seat, k, m)
+        count_canastas(st, rp, side)
+        return m
+    m = x
+    s = st.mh[side, m, MH_SUIT]
+    end = y // 4
+    c = y % 4
+    p = st.mh[side, m, MH_LO] - 1 if end == END_LOW else st.mh[side, m, MH_HI] + 1
+    if c == C_NAT:
+        k = pos_kind(s, p)
+        st.hand[seat, k] -= 1
+        st.se[seat, SE_HAND_N] -= 1
+        _put_natural(st, side, m, k)
+    else:
+        k = _take_run_wild(st, seat, side, m, s, p, c == C_JOKER)
+    if end == END_LOW:
+        st.mh[side, m, MH_LO] = p
+    else:
+        st.mh[side, m, MH_HI] = p
+    st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
+    log_event(st, EV_EXTEND_RUN, seat, m, k + 64 * end)
+    count_canastas(st, rp, side)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def run_top_card(st, rp, seat, a_type, x, y, t):
+    """Meld the taken pile's top card ``t`` into a run: onto an end of run ``x``
+    (``A_CAP_EXT``, y = end) or in a new run (``A_CAP_RUN``) with two cards of the hand."""
+    side = seat & 1
+    st.se[seat, SE_MELDED_NOW] = 1
+    if a_type == A_CAP_EXT:
+        m = x
+        if y == END_LOW:
+            st.mh[side, m, MH_LO] -= 1
+        else:
+            st.mh[side, m, MH_HI] += 1
+        _put_natural(st, side, m, t)
+        st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
+        log_event(st, EV_EXTEND_RUN, seat, m, t + 64 * y)
+        count_canastas(st, rp, side)
+        return m
+    s = x // 16
+    p = x % 16
+    r = t % 13 + 1
+    q = r
+    if r == 1:
+        q = 1 if p == 1 else 14
+    m = _open_run(st, side, s, p)
+    _put_natural(st, side, m, t)
+    ks = _fill_run(st, seat, side, m, s, p, y, q - p)
+    log_event(st, EV_NEW_RUN, seat, m, 3)
+    for o in range(3):
+        log_event(st, EV_CARD, seat, t if o == q - p else ks[o], m)
+    count_canastas(st, rp, side)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def run_errors(st, rp, side, m):
+    """Violations of the run rules by run ``m`` of ``side`` (0 when legal): one card per
+    position lo..hi, the natural of the suit there or a wild standing at a position marked in
+    ``MH_WMASK``, the positions inside the preset's range (E16), the wild and natural limits
+    (E17), and the header's counts."""
+    s = st.mh[side, m, MH_SUIT]
+    lo = st.mh[side, m, MH_LO]
+    hi = st.mh[side, m, MH_HI]
+    wm = st.mh[side, m, MH_WMASK]
+    if s < 0 or s > 3 or lo < min_pos(rp) or hi > 14 or hi - lo < 2:
+        return 1
+    span = ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
+    errors = 1 if wm & ~span else 0
+    wild = 0
+    for p in range(lo, hi + 1):
+        if wm & (1 << p):
+            wild += 1
+    extra = 0
+    n = 0
+    for k in range(53):
+        c = st.mc[side, m, k]
+        n += c
+        exp = 0
+        if k < 52 and k // 13 == s:
+            r = k % 13 + 1
+            if r != 1:
+                exp = 1 if lo <= r <= hi and not wm & (1 << r) else 0
+            else:
+                exp = (1 if lo == 1 and not wm & 2 else 0) + (1 if hi == 14 and not wm & (1 << 14) else 0)
+        if c < exp:
+            errors += 1
+        elif c > exp:
+            if not is_wild(k):
+                errors += 1
+            extra += c - exp
+    nat = hi - lo + 1 - wild
+    if extra != wild or n != hi - lo + 1 or n != st.mh[side, m, MH_N] or wild != st.mh[side, m, MH_WILD]:
+        errors += 1
+    if nat != st.mh[side, m, MH_NAT] or wild > rp[R_MAX_WILDS] or nat < rp[R_MIN_NATURALS]:
+        errors += 1
+    return errors
+
+
+# ---- the whole listing, sets and runs --------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def list_draws(st, rp, seat, acts):
+    """Every legal draw of ``seat`` (:func:`~tranca_sim.engine.melds.list_draw_actions`, then the
+    run captures when the preset melds runs) into ``acts``; returns their count."""
+    n = list_draw_actions(st, rp, seat, acts)
+    if rp[R_MELD_RUNS] != 0:
+        n = list_run_captures(st, rp, seat, acts, n)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def list_melds(st, rp, seat, acts):
+    """Every legal meld-phase action of ``seat`` (sets, black-3 set, runs) into ``acts``
+    (``int32[>=512]``); returns their count."""
+    n = list_meld_actions(st, rp, seat, acts)
+    if rp[R_MELD_RUNS] != 0:
+        n = list_run_actions(st, rp, seat, acts, n)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def apply_meld(st, rp, seat, a_type, x, y):
+    """Lay a meld-phase action of either kind; returns the meld row used."""
+    if a_type == A_RUN_NEW or a_type == A_RUN_EXT:
+        return apply_run_action(st, rp, seat, a_type, x, y)
+    return apply_meld_action(st, rp, seat, a_type, x, y)
