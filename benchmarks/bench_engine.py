@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/bench_engine.py [--deals 200000] [--pairs basic-basic,random-random] [--no-compile]
+                                      [--preset tranca]
 
 Prints the commit, the thread counts, deals/s for each strategy pairing at 1
 and 2 threads (same deals, so the ratio is what to compare on a noisy
@@ -56,6 +57,7 @@ def main() -> int:
     ap.add_argument("--deals", type=int, default=200_000)
     ap.add_argument("--pairs", default="basic-basic,random-random")
     ap.add_argument("--no-compile", action="store_true", help="skip the first-run compile measurement")
+    ap.add_argument("--preset", default="tranca", help="rule preset to play (default tranca)")
     args = ap.parse_args()
 
     import numba
@@ -73,7 +75,8 @@ def main() -> int:
     from tranca_sim.engine import simulate_chunk
     from tranca_sim.rules import get_preset
 
-    rules = get_preset("tranca")
+    rules = get_preset(args.preset)
+    print(f"preset {rules.name}")
     simulate_chunk(rules, ("basic", "basic"), 1, 0, 100)  # load / compile
     max_threads = min(2, numba.config.NUMBA_NUM_THREADS)
     for pair in args.pairs.split(","):
