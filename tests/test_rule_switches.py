@@ -41,8 +41,7 @@ NOT_PLAYABLE = {
     "match_target": "kept with the rules for the planned match simulation; a run plays independent deals",
     "n_seats": "only 4 seats are accepted by Rules.validate in this version (2p/3p planned)",
     "partnerships": "only partnerships are accepted by Rules.validate in this version (solo planned)",
-    "meld_sets": "the played presets need same-rank melds (runs are refused: planned)",
-    "meld_runs": "refused by Rules.validate in this version (planned)",
+    "meld_sets": "the played presets need same-rank melds (runs only, as in buraco, is planned)",
     "stock_out": "stock_out=1 is refused by Rules.validate in this version (planned)",
     "first_player_redraw": "refused by Rules.validate in this version (planned)",
 }

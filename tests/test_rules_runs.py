@@ -186,7 +186,10 @@ def test_wild_limit_of_the_preset(carioca):
     st = position(carioca, "JK 2S 9S 9C", melds0=["5H 2C 7H 2D"])
     assert {a for a in run_acts(carioca, st) if a[2] % 4 != C_NAT} == set()
     st = position(carioca, "JK 9S 9C 8C", melds0=["5H 2C 7H"])
-    assert run_acts(carioca, st) == {(A_RUN_EXT, 0, END_LOW * 4 + C_JOKER), (A_RUN_EXT, 0, END_HIGH * 4 + C_JOKER)}
+    assert run_acts(carioca, st) == {
+        (A_RUN_EXT, 0, END_LOW * 4 + C_JOKER),
+        (A_RUN_EXT, 0, END_HIGH * 4 + C_JOKER),
+    }
     one = carioca.replace(max_wilds=1)
     st = position(one, "JK 9S 9C 8C", melds0=["5H 2C 7H"])
     assert run_acts(one, st) == set()
@@ -233,10 +236,16 @@ def test_wild_keeps_its_place(carioca):
     [
         # clean: 4H 5H 6H 7H = 4 x 5, 8H 9H 10H = 3 x 10 -> 50 melded; clean canasta 200; going out
         # 100 (seat 0 melded before: not em cima); partner's 9C -10 in hand -> 340
-        ("4H 5H 6H 7H 8H 9H", {"melded_points": 50, "canasta_bonus": 200, "going_out_bonus": 100, "score": 340}),
+        (
+            "4H 5H 6H 7H 8H 9H",
+            {"melded_points": 50, "canasta_bonus": 200, "going_out_bonus": 100, "score": 340},
+        ),
         # dirty: 2C stands for the 6: 4H 5 + 5H 5 + 2C 20 + 7H 5 + 8H 10 + 9H 10 + 10H 10 = 65;
         # dirty canasta 100; going out 100; -10 -> 255
-        ("4H 5H 2C 7H 8H 9H", {"melded_points": 65, "canasta_bonus": 100, "going_out_bonus": 100, "score": 255}),
+        (
+            "4H 5H 2C 7H 8H 9H",
+            {"melded_points": 65, "canasta_bonus": 100, "going_out_bonus": 100, "score": 255},
+        ),
     ],
 )
 def test_run_canasta_and_going_out(carioca, run, expected):
@@ -263,7 +272,12 @@ def test_run_canasta_counts_for_the_red3s_and_going_out_rule(carioca):
     its red 3s count +100 (000 Gameplay 5).  Referee score_side by hand: run 8S..AS, 7 cards:
     8 9 10 J Q K = 60 + A 20 = 80; clean 200; one red 3 +100; going out 100 -> 480."""
     got = score_side(["8S 9S 10S JS QS KS AS"], red3=1, went_out=True, rules=carioca)
-    assert (got["melded_points"], got["canasta_bonus"], got["red3_points"], got["total"]) == (80, 200, 100, 480)
+    assert (got["melded_points"], got["canasta_bonus"], got["red3_points"], got["total"]) == (
+        80,
+        200,
+        100,
+        480,
+    )
 
 
 # ---- pile capture -----------------------------------------------------------------------------

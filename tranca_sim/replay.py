@@ -195,10 +195,12 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
     if act == "take_pile":
         return f"takes the pile: {a['n']} card{'s' * (a['n'] != 1)}, top {a['top']}"
     if act == "meld":
-        return f"melds {' '.join(a['cards'])} as side {side} meld {a['meld']}"
+        kind = "run " if a.get("run") else ""
+        return f"melds {kind}{' '.join(a['cards'])} as side {side} meld {a['meld']}"
     if act == "extend":
-        cards = table.melds[seat % 2][a["meld"]].cards
-        return f"adds {a['card']} to side {side} meld {a['meld']} -> {cards_text(cards)}"
+        m = table.melds[seat % 2][a["meld"]]
+        at = f" ({a['end']} end)" if "end" in a else ""
+        return f"adds {a['card']} to side {side} meld {a['meld']}{at} -> {meld_text(m)}"
     if act == "black3":
         return f"lays the black-3 set {' '.join(a['cards'])} to go out"
     if act == "morto":
@@ -217,9 +219,19 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
 def canasta_tag(meld, rules) -> str:
     """``"canasta limpa"`` (clean: no wild card), ``"canasta suja"`` (dirty) or ``""`` for a meld
     of the referee's table model (000 Gameplay 8: a canasta is a meld of ``canasta_size`` cards)."""
-    if meld.kind != "set" or len(meld.cards) < rules.canasta_size:
+    if meld.kind == "black3" or len(meld.cards) < rules.canasta_size:
         return ""
+    if meld.kind == "run":  # the run's own 2 in its place is natural (004)
+        from .referee.runs import layout_at
+
+        return "canasta limpa" if not layout_at(meld.cards, meld.suit, meld.low).wild_at else "canasta suja"
     return "canasta limpa" if meld.wilds == 0 else "canasta suja"
+
+
+def meld_text(meld) -> str:
+    """A meld's cards as notation: a run in position order (low first, each wild at its place),
+    a set sorted by rank."""
+    return " ".join(meld.cards) if meld.kind == "run" else cards_text(meld.cards)
 
 
 def _final_table(log, table) -> list[str]:
@@ -232,7 +244,7 @@ def _final_table(log, table) -> list[str]:
         for i, m in enumerate(melds):
             tag = canasta_tag(m, table.r)
             tag = f"  {tag} ({'clean' if 'limpa' in tag else 'dirty'})" if tag else ""
-            out.append(f"    meld {i}: {cards_text(m.cards)}{tag}")
+            out.append(f"    meld {i}: {meld_text(m)}{tag}")
         for seat in (side, side + 2):
             out.append(f"    seat {seat} hand: {cards_text(_hand(table, seat))}")
     res = log["result"]
@@ -403,7 +415,10 @@ def table_html(log: dict, turn: int) -> str:
         for i, m in enumerate(t.melds[side]):
             longest = max(longest, len(m.cards) + 3)
             svg, h = _row(
-                f"side {SIDES[side]} meld {i}", sorted(m.cards, key=_key), y, tag=canasta_tag(m, t.r)
+                f"side {SIDES[side]} meld {i}",
+                m.cards if m.kind == "run" else sorted(m.cards, key=_key),
+                y,
+                tag=canasta_tag(m, t.r),
             )
             body.append(svg)
             y += h

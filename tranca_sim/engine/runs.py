@@ -20,7 +20,7 @@ Decisions (docs/rules.md section 5):
   and at least ``min_naturals`` naturals (000 Gameplay 7, VARIANTS 2).
 - E18: a wild keeps the position it stands for; it is never moved, so the natural of that
   position cannot join that run (004 "stands for the missing card"; 002 "pudiendo
-  sustituir cualquier carta").  Runs grow only at their ends.
+  subsistir cualquier carta").  Runs grow only at their ends.
 - E19: several runs of one suit may lie on a side's table (two decks; VARIANTS 5).
 
 Actions (:mod:`tranca_sim.engine.obs`): ``A_RUN_NEW`` lays three cards, ``A_RUN_EXT`` one card
