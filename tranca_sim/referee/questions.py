@@ -110,14 +110,15 @@ def _meld_check(
             "illegal_meld", f"{n} card{'s' if n != 1 else ''}: a meld needs at least 3 cards (000 Gameplay 7)"
         )
     if run is True or (run is None and rules.meld_runs and not _one_rank(cards)):
-        if not rules.meld_runs:
-            return bad("illegal_meld", "runs are not played in this rule set (meld_runs off)")
-        lay, why = ordered_run(cards, rules)
-        if lay is None and run is None:
-            lay, why = any_order_run(cards, rules)
-        if lay is None:
-            return bad("illegal_meld", why)
-        return _run_answer(lay, n, rules), None
+        return _as_run(cards, rules, in_order=run is True)
+    if run is None and rules.meld_runs:
+        # naturals of one rank: a set; but the run's own 2 is natural in its place (AS 2S 2D is
+        # A-2-3 of spades, 004), so a list that is no legal set may still be a legal run
+        chk, code = _meld_check(cards, rules, going_out, run=False)
+        if chk.legal:
+            return chk, code
+        alt, _ = _as_run(cards, rules, in_order=False)
+        return (alt, None) if alt.legal else (chk, code)
     if not rules.meld_sets:
         return bad("illegal_meld", "same-rank melds are not played in this rule set")
     wilds = [c for c in cards if _wild(c)]
@@ -141,6 +142,19 @@ def _meld_check(
             "(000 Gameplay 7, VARIANTS 2)",
         )
     return MeldCheck(True, clean=not wilds, canasta=n >= rules.canasta_size, rank=ranks[0], kind="set"), None
+
+
+def _as_run(cards: list[str], rules: Rules, in_order: bool) -> tuple[MeldCheck, str | None]:
+    """The cards read as a run: in position order only (``in_order``), else in that order if
+    they are a run so, or in any order (:mod:`tranca_sim.referee.runs`)."""
+    if not rules.meld_runs:
+        return MeldCheck(False, reason="runs are not played in this rule set (meld_runs off)"), "illegal_meld"
+    lay, why = ordered_run(cards, rules)
+    if lay is None and not in_order:
+        lay, why = any_order_run(cards, rules)
+    if lay is None:
+        return MeldCheck(False, reason=why), "illegal_meld"
+    return _run_answer(lay, len(cards), rules), None
 
 
 def _one_rank(cards: list[str]) -> bool:
