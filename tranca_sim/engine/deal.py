@@ -16,17 +16,30 @@ from numba import njit
 
 from strategies.user import engine_dispatch
 
-from ..rules import R_HAND_SIZE, R_MAX_TURNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_THREES_SPECIAL, R_TURN_UP
+from ..rules import (
+    R_HAND_SIZE,
+    R_MAX_TURNS,
+    R_MELD_RUNS,
+    R_MORTO_SIZE,
+    R_MORTOS_FACE_UP,
+    R_THREES_SPECIAL,
+    R_TURN_UP,
+)
 from .cards import N_KINDS
 from .melds import (
+    apply_meld_action,
     can_empty,
     can_go_out,
     has_canasta,
     is_red3,
     is_wild,
+    list_draw_actions,
+    list_meld_actions,
     locked,
 )
 from .obs import (
+    A_RUN_EXT,
+    A_RUN_NEW,
     A_STOCK,
     PUB_CAN_EMPTY,
     PUB_CANASTAS,
@@ -49,7 +62,7 @@ from .obs import (
     act_x,
     act_y,
 )
-from .runs import apply_meld, list_draws, list_melds
+from .runs import apply_run_action, list_run_actions, list_run_captures
 from .state import (
     END_STOCK_OUT,
     END_TURN_LIMIT,
@@ -209,7 +222,9 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     place_red3s(st, rp, seat)
     _check(st, rp, pack, check)
     # ---- draw: stock, or the pile (E8: with the stock empty only the pile) ----
-    n = list_draws(st, rp, seat, acts)
+    n = list_draw_actions(st, rp, seat, acts)
+    if rp[R_MELD_RUNS] != 0:
+        n = list_run_captures(st, rp, seat, acts, n)
     if n == 0:
         st.sc[SC_OVER] = END_STOCK_OUT
         return
@@ -229,7 +244,9 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     _check(st, rp, pack, check)
     # ---- melds ----
     while True:
-        n = list_melds(st, rp, seat, acts)
+        n = list_meld_actions(st, rp, seat, acts)
+        if rp[R_MELD_RUNS] != 0:
+            n = list_run_actions(st, rp, seat, acts, n)
         if n == 0:
             break
         i = choose_meld(sid, prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
@@ -239,7 +256,11 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
             st.se[seat, SE_ILLEGAL] += 1
             break
         a = acts[i]
-        apply_meld(st, rp, seat, act_type(a), act_x(a), act_y(a))
+        t = act_type(a)
+        if t == A_RUN_NEW or t == A_RUN_EXT:
+            apply_run_action(st, rp, seat, t, act_x(a), act_y(a))
+        else:
+            apply_meld_action(st, rp, seat, t, act_x(a), act_y(a))
         over = after_meld(st, rp, seat)
         _check(st, rp, pack, check)
         if over:

@@ -438,7 +438,9 @@ def run_errors(st, rp, side, m):
     return errors
 
 
-# ---- the whole listing, sets and runs --------------------------------------------
+# ---- the whole listing, sets and runs (tests and tools) ---------------------------
+# The engine's play_turn (deal.py) calls the parts itself, behind a test of R_MELD_RUNS: one more
+# call level passing the State here cost ``tranca`` about 14% of its deals/s (measured).
 
 
 @njit(cache=True, _nrt=False)
