@@ -227,7 +227,13 @@ def _exec_file(name: str, file: Path, shown: str):
             spec.loader.exec_module(module)
     except SyntaxError as e:
         sys.modules.pop(name, None)
-        raise _error(f"strategy file {shown!r} line {e.lineno}: {e.msg}") from None
+        if "null bytes" in str(e.msg):  # a binary file: Python gives no line for it
+            raise _error(
+                f"strategy file {shown!r} is not Python source text: it contains NUL bytes "
+                "(a binary or damaged file?)"
+            ) from None
+        where = f" line {e.lineno}" if e.lineno else ""
+        raise _error(f"strategy file {shown!r}{where}: {e.msg}") from None
     except Exception as e:  # noqa: BLE001 -- anything the user's module raises is reported in one line
         sys.modules.pop(name, None)
         line = [f.lineno for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == file]

@@ -101,6 +101,24 @@ def test_rule_options_reach_the_run(tmp_path, capsys):
     assert (rules["max_wilds"], rules["pile_closed"], rules["em_cima"]) == (1, False, False)
 
 
+@pytest.mark.parametrize(
+    "order",
+    [["n_jokers=0", "card_values=003"], ["card_values=003", "n_jokers=0"]],
+    ids=["jokers-first", "values-first"],
+)
+def test_rule_options_are_validated_together(tmp_path, capsys, order):
+    # card_values=003 alone is refused (the 003 table has no joker value, VARIANTS "Card values"),
+    # with n_jokers=0 it is a legal rule set, whichever --rule comes first
+    out = tmp_path / "run.parquet"
+    argv = ["simulate", "--deals", "4", "--out", str(out), "--no-progress"]
+    for item in order:
+        argv += ["--rule", item]
+    status, _, err = call(argv, capsys)
+    assert status == 0, err
+    rules = load_meta(out)["rules"]
+    assert (rules["n_jokers"], rules["card_values"]) == (0, "003")
+
+
 def test_force_overwrites(tmp_path, capsys):
     out = tmp_path / "run.parquet"
     out.write_bytes(b"old")
@@ -150,6 +168,16 @@ BAD_SIMULATE = [
     (["--rule", "max_wilds=9"], ["max_wilds"]),
     (["--rule", "max_wilds"], ["OPTION=VALUE"]),
     (["--rule", "name=x"], ["name"]),
+    (["--rule", "card_values=003"], ["--rule card_values=003:", "no joker value", "n_jokers=0"]),
+    (
+        ["--rule", "card_values=003", "--rule", "n_jokers=4"],
+        ["--rule card_values=003 n_jokers=4:", "no joker value"],
+    ),
+    (["--processes", str((os.cpu_count() or 1) + 1)], ["--processes must be between 1 and", "got"]),
+    (["--out", ""], ["--out: the output path is empty"]),
+    (["--out", "a.csv"], ["--out 'a.csv': a run file is written as Parquet", "ends in .parquet"]),
+    (["--resume"], ["--resume: --resume finishes a dataset directory", "use --out DIR/ or --dataset"]),
+    (["--processes", "500"], ["--processes must be between 1 and", "(the cores of this machine), got 500"]),
     (["--no-such-flag"], ["--no-such-flag"]),
     (["--deals", "99999999999999999999999"], ["--deals must be at most 1000000000000"]),
     (["--deals", "1000000000001"], ["--deals must be at most 1000000000000"]),

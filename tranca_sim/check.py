@@ -92,5 +92,8 @@ def check_run(path, sample: int, progress: bool = True, warn=None):
                 deal_index=i,
             )
         verdicts.append(v)
-    what = f"all {k} deals of {path}" if k == deals else f"{k} deals sampled from {path}"
+    if k == deals:
+        what = f"all {k} deals of {path}" if k != 1 else f"the one deal of {path}"
+    else:
+        what = f"{k} deal{'s' * (k != 1)} sampled from {path}"
     return verdicts, what, limited

@@ -205,7 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="run the chunks on N local processes",
+        help="run the chunks on N local processes (at most the cores of this machine; no more than the "
+        "chunks)",
     )
     where.add_argument(
         "--cluster",
@@ -306,14 +307,14 @@ def _say_if_compiling(meta: dict | None) -> None:
     StrategyError otherwise): the engine of this process must be built with it."""
     from strategies import from_record
 
-    from .run import engine_cached
+    from .run import COMPILE_TIME, engine_cached
 
     for entry in (meta or {}).get("strategies") or ():
         if isinstance(entry, dict) and entry.get("file"):
             from_record(entry)
 
     if not engine_cached("_play_stacked_nb"):
-        print("compiling the deal player (once, about 30-90 s) ...", file=sys.stderr, flush=True)
+        print(f"compiling the deal player (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
 
 
 def _check_threads(threads: int | None) -> None:
@@ -324,6 +325,21 @@ def _check_threads(threads: int | None) -> None:
         most = config.NUMBA_NUM_THREADS
         if threads > most:
             _fail(f"--threads must be between 1 and {most} (the threads numba may use here), got {threads}")
+
+
+def _n_deals(n: int) -> str:
+    """``1 deal``, ``2 deals``."""
+    return f"{n} deal{'s' * (n != 1)}"
+
+
+def _check_processes(processes: int | None) -> None:
+    """``--processes`` against the cores of this machine (more processes than cores only compete)."""
+    if processes is not None:
+        from .run import max_processes
+
+        most = max_processes()
+        if processes > most:
+            _fail(f"--processes must be between 1 and {most} (the cores of this machine), got {processes}")
 
 
 def _check_simulate_args(a) -> None:
@@ -339,17 +355,27 @@ def _check_simulate_args(a) -> None:
         rules = get_preset(a.preset)
     with _flag("--rule"):
         raw = parse_rule_args(a.rule)
-    for key, value in raw.items():  # each option alone first, so the error names the one at fault
+    opts = {}
+    for key, value in raw.items():  # each value parsed alone, so a bad one is named alone ...
         with _flag("--rule", f"{key}={value}"):
-            one = coerce_rule_options(rules, {key: value})
-            rules.replace(**one)
+            opts.update(coerce_rule_options(rules, {key: value}))
+    # ... but the options are applied together and the combination validated once: an option may
+    # need another (card_values=003 needs n_jokers=0), whatever their order
     with _flag("--rule", " ".join(f"{k}={v}" for k, v in raw.items())):
-        opts = coerce_rule_options(rules, raw)
         rules.replace(**opts) if opts else rules.validate()
     for flag, text in (("--side-a", a.side_a), ("--side-b", a.side_b)):
         with _flag(flag):
             resolve(text)
     _check_threads(a.threads)
+    _check_processes(a.processes)
+    if not a.out.strip():
+        _fail("--out: the output path is empty; give a run file NAME.parquet or a dataset directory DIR/")
+    if a.resume and not a.dataset and not wants_dataset(a.out) and a.out.lower().endswith(".parquet"):
+        _fail(
+            f"--out {a.out!r} --resume: --resume finishes a dataset directory and {a.out!r} is none "
+            "(a .parquet run file is written whole); use --out DIR/ or --dataset for a run that can "
+            "be resumed"
+        )
     if a.dataset or a.resume or wants_dataset(a.out):
         try:
             check_dataset_out(a.out, a.force, a.resume)
@@ -365,6 +391,11 @@ def _check_simulate_args(a) -> None:
         return
     with _flag("--out"):
         check_output_path(a.out, a.force)
+    if not a.out.lower().endswith(".parquet"):  # a run file is Parquet, whatever its name says
+        _fail(
+            f"--out {a.out!r}: a run file is written as Parquet, so its name ends in .parquet "
+            "(a name ending in / writes a dataset directory)"
+        )
     with _flag("--log-deals"):
         idx = parse_log_deals(a.log_deals, a.deals, a.seed, name="--log-deals")
     try:
@@ -412,9 +443,9 @@ def _cmd_simulate(a) -> None:
         kind = "processes" if a.processes else "Dask workers"
         threads = f"{len(workers)} {kind}, {a.threads or 1} thread{'s' * ((a.threads or 1) != 1)} each"
     simulated = res.get("simulated", res["deals"])
-    line = f"{simulated} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
+    line = f"{_n_deals(simulated)} in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
     if res.get("resumed_chunks"):
-        line = f"resumed: {res['deals'] - simulated} deals were written before; " + line
+        line = f"resumed: {_n_deals(res['deals'] - simulated)} were written before; " + line
     if simulated == 0:
         line = f"{res['path']} was complete: all {res['deals']} deals were written before, none simulated"
     if res["warmup_seconds"] >= 1:
@@ -620,7 +651,7 @@ def _cmd_experiment(a) -> None:
     spec = res["spec"]
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     print(
-        f"{res['deals']} deals in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads}); "
+        f"{_n_deals(res['deals'])} in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads}); "
         f"wrote {res['dir']}"
     )
     print(f"{spec['title']} (preset {spec['preset']}, seed {spec['seed']}, tranca-sim {spec['version']})")

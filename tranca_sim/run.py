@@ -115,6 +115,17 @@ def parse_rule_args(items) -> dict:
     return out
 
 
+#: How long a first compile takes, as the messages say it: 44 s of CPU time (benchmarks/README.md,
+#: bench_user_compile), 100-160 s of wall time on a 2-core machine busy with other jobs
+COMPILE_TIME = "about a minute on an idle machine, a few minutes on a busy one"
+
+
+def max_processes() -> int:
+    """The most local worker processes a run may start: the cores ``os.cpu_count()`` reports
+    (at least 1).  CPU-bound chunks gain nothing from more processes than cores."""
+    return max(1, os.cpu_count() or 1)
+
+
 def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RunOptionError(f"{name} must be an integer, got {value!r}")
@@ -284,7 +295,7 @@ def run_simulation(
     check : bool
         Run the engine's invariant checks (slower).
     progress : bool
-        On stderr: the line ``compiling the engine (once, about 30-90 s) ...``
+        On stderr: the line ``compiling the engine (once, <COMPILE_TIME>) ...``
         when numba's cache holds no kernels yet (:func:`engine_cached`), then
         tqdm bars for the deal logs and for the deals; the deals' bar starts
         after the compile, so its rate and time left are the deals' alone.
@@ -294,7 +305,9 @@ def run_simulation(
         ``run.log.jsonl``; docs/log-format.md); a dataset keeps them inside, in
         ``deals.log.jsonl``.
     processes : int, optional
-        Run the chunks on this many local worker processes (joblib, loky).
+        Run the chunks on this many local worker processes (joblib, loky): 1 to
+        :func:`max_processes` (the cores; RunOptionError otherwise); no more workers
+        are started than there are chunks to run.
     cluster : int, optional
         Start a Dask ``LocalCluster`` of this many single-threaded workers for the run.
     scheduler : str, optional
@@ -364,10 +377,16 @@ def run_simulation(
     from strategies import resolve
 
     specs = (resolve(side_a), resolve(side_b))
+    if resume and not dataset and not _ds.wants_dataset(out) and os.fspath(out).lower().endswith(".parquet"):
+        raise RunOptionError(
+            f"resume finishes a dataset directory and {os.fspath(out)!r} is none (a .parquet run file is "
+            "written whole); give a directory ending in / or dataset=True"
+        )
     dataset = bool(dataset or resume or _ds.wants_dataset(out))
-    for name, value in (("processes", processes), ("cluster", cluster)):
-        if value is not None:
-            _check_int(name, value, 1, 1024)
+    if processes is not None:
+        _check_int("processes", processes, 1, max_processes())
+    if cluster is not None:
+        _check_int("cluster", cluster, 1, 1024)
     if scheduler is not None and cluster is not None:
         raise RunOptionError("give cluster (a LocalCluster) or scheduler (an existing cluster), not both")
     pool = processes if processes is not None else (cluster or scheduler)
@@ -491,7 +510,7 @@ def run_simulation(
     tasks_by_index = {t.index: t for t in tasks}
     cached = engine_cached()
     if progress and not cached:  # a cached start loads in a second or two and says nothing
-        print("compiling the engine (once, about 30-90 s) ...", file=sys.stderr, flush=True)
+        print(f"compiling the engine (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
     threads_before = numba.get_num_threads()
     numba.set_num_threads(n_threads)  # restored below: a Python caller's later runs are not affected
     try:
@@ -518,7 +537,8 @@ def run_simulation(
                     dump_logs(f, it)
             workplace = stack.enter_context(
                 _par.pool(
-                    processes=processes,
+                    # no more workers than chunks to run: an idle worker only costs its start
+                    processes=None if processes is None else max(1, min(processes, len(tasks))),
                     cluster=None if scheduler else cluster,
                     scheduler=scheduler,
                     info=info,
@@ -591,7 +611,7 @@ def _where(processes, cluster, scheduler) -> str:
 def engine_cached(kernel_name: str = "_simulate_nb") -> bool:
     """Whether numba's disk cache holds a kernel of :mod:`tranca_sim.engine.kernel` for this
     machine (the batch kernel by default; ``"_play_stacked_nb"`` plays one logged deal for
-    replay and check), so it is loaded instead of compiled (about 30-90 s).  Reads numba's
+    replay and check), so it is loaded instead of compiled (:data:`COMPILE_TIME`).  Reads numba's
     cache index (not a public numba API): any surprise there answers False."""
     try:
         from .engine import kernel

@@ -553,7 +553,7 @@ def format_summary(summary, title: str | None = None) -> str:
     ptxt = "n/a" if not math.isfinite(p) else ("< 1e-16" if p < 1e-16 else f"= {p:.3g}")
     lines.append(f"ties (no side won): {_pct(summary['tie_share'])} of deals")
     lines.append(
-        f"A - B per deal (paired, {d['n']} deals): {_num(d['mean'], '.1f')} "
+        f"A - B per deal (paired, {d['n']} deal{'s' * (d['n'] != 1)}): {_num(d['mean'], '.1f')} "
         f"[{_num(d['lo'], '.1f')}, {_num(d['hi'], '.1f')}] ({pc}% CI), p {ptxt}"
     )
     warning = turn_limit_warning(summary)
