@@ -92,6 +92,24 @@ seed ``004_083ae37bb3863d19.txt`` "Tips to play better", bullets 1-6):
     or fewer, the player lays every legal meld including wild extensions and
     ignores every holding tip.  0 = off.
 
+Face-up mortos (seed 000 "Common Variations", "Tranca Aberta": the mortos are
+dealt face up and both sides know what is waiting; preset ``tranca-aberta``).
+Face-down mortos are never in ``obs`` (zeros), so in every other preset these
+switches have no effect (strategies/basic_aberta.py):
+
+``morto_seen`` (default 1)
+    1: once the opponents have taken their face-up morto, a rank of which it
+    held two or more naturals counts +30 towards keeping a card of that rank
+    in the discard (as a rank an opponent took from the pile does under
+    ``safe_discard``): one of them may hold the pair and take the pile with
+    it.  0 = ignore the face-up mortos in the discard.
+``aberta_rush`` (default 0)
+    1: while the side's own morto waits face up and is strong (2 or more
+    wilds, or 3 or more cards that fit: wilds plus naturals of ranks the side
+    has a meld of), empty the first hand as fast as possible, exactly as
+    ``morto_rush=1`` does; a weak morto changes nothing.  Off by default: it
+    costs points (docs/strategies.md, "Face-up mortos").
+
 Other parameters: ``take_pile_min`` (the pile is taken only if it holds at
 least this many cards), ``go_out`` (1 go out as soon as allowed; 0 hold while
 other moves exist), ``wild_melds`` (start melds with two naturals and a
@@ -103,6 +121,7 @@ cards while the side may go out).
 
 from numba import njit
 
+from strategies.basic_aberta import morto_strong, opp_morto_pairs
 from tranca_sim.engine.cards import JOKER, N_KINDS
 from tranca_sim.engine.melds import is_black3, is_wild, n_naturals, n_twos
 from tranca_sim.engine.obs import (
@@ -218,6 +237,22 @@ PARAMS = (
     ("never_pile", 0.0, "handicap: never take the pile while the stock has cards", 0, 1, "switch"),
     ("never_wild", 0.0, "handicap: never meld a wild", 0, 1, "switch"),
     ("never_out", 0.0, "handicap: never go out", 0, 1, "switch"),
+    (
+        "morto_seen",
+        1.0,
+        "000 Tranca Aberta: keep ranks the opponents' face-up morto brought in pairs (no effect face down)",
+        0,
+        1,
+        "switch",
+    ),
+    (
+        "aberta_rush",
+        0.0,
+        "000 Tranca Aberta: empty the first hand fast while the own face-up morto is strong",
+        0,
+        1,
+        "switch",
+    ),
 )
 P_TAKE_PILE_MIN = 0
 P_WILD_RESERVE = 1
@@ -238,6 +273,8 @@ P_ENDGAME_LAY = 15
 P_NEVER_PILE = 16
 P_NEVER_WILD = 17
 P_NEVER_OUT = 18
+P_MORTO_SEEN = 19
+P_ABERTA_RUSH = 20
 
 # For each tip: (parameter, value that follows the tip, baseline's value, seed tip, one line).
 TIPS = (
@@ -445,6 +482,8 @@ def choose_meld(prm, obs, acts, n, rng):
     stock_n = obs.pub[PUB_STOCK_N]
     # ---- tips that lay everything ----
     lay_all = (prm[P_MORTO_RUSH] != 0.0 and morto_waiting) or _red3_hurry(prm, obs, side)
+    if prm[P_ABERTA_RUSH] != 0.0 and morto_waiting and morto_strong(obs, side):
+        lay_all = True  # Tranca Aberta: the side's face-up morto is worth hurrying for
     if prm[P_ENDGAME_LAY] != 0.0 and _near_end(obs, side):
         lay_all = True
     # ---- tips that hold back: cards that must stay in hand after a meld ----
@@ -573,6 +612,7 @@ def choose_discard(prm, obs, rng):
     safe = prm[P_SAFE_DISCARD] != 0.0
     lock = prm[P_BLACK3_LOCK] != 0.0
     runs = obs.rp[R_MELD_RUNS] != 0
+    seen_pairs = opp_morto_pairs(obs, side) if prm[P_MORTO_SEEN] != 0.0 else 0
     best = -1
     best_keep = 1 << 30
     b3 = -1
@@ -591,6 +631,8 @@ def choose_discard(prm, obs, rng):
                 keep += 40
             if runs:
                 keep += _run_keep(obs, side, k)
+            if seen_pairs & (1 << r):
+                keep += 30  # Tranca Aberta: their morto brought a pair of this rank (as if taken)
             if safe:
                 if opp_ranks & (1 << r):
                     keep += 60  # the next player could take the pile with it

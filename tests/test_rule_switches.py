@@ -71,6 +71,11 @@ MOVES = {
 #: 300 with em_cima_bonus=300 (000 Scoring: Going out bonus; VARIANTS 11).
 RARE = {"em_cima": 100, "em_cima_bonus": 300}
 
+#: options that change only what a strategy sees, so only a strategy that reads it plays
+#: differently: mortos_face_up (000 Common Variations "Tranca Aberta") shows the mortos in
+#: Obs.morto; random never looks, basic keeps ranks the opponents' morto brought (morto_seen=1).
+SEEN_ONLY = {"mortos_face_up": {"random": False, "basic": True}}
+
 
 def em_cima_bonus(rules: Rules) -> int:
     st = make_position(
@@ -86,16 +91,8 @@ def em_cima_bonus(rules: Rules) -> int:
     return int(cols["going_out_bonus"][0])
 
 
-_FACE_UP = (
-    "only changes what a strategy sees (Obs.morto, tests/test_rules_pile.py); neither random nor "
-    "basic reads the mortos"
-)
-
-
 def dead(rules: Rules, option: str) -> str | None:
     """Why flipping ``option`` cannot change play under ``rules`` (None: it must)."""
-    if option == "mortos_face_up":
-        return _FACE_UP
     if rules.pile_closed and option == "rediscard_one_card_pile":
         return "a closed pile's top card is melded at once, so no card taken from it can be thrown back (E13)"
     if rules.pile_closed and rules.threes_special and option == "lock_by_black3":
@@ -163,6 +160,8 @@ def test_option_changes_play_and_every_deal_ends(preset, option, open_pile, deal
             assert limit.size == 0, f"{strategy}, {name}: deals {limit.tolist()} ended at the turn limit"
             assert int(cols["invariant_errors"].sum()) == 0
         differs.append(_differs(a, b))
+    if option in SEEN_ONLY:
+        assert dict(zip(STRATEGIES, differs)) == SEEN_ONLY[option], f"{option}: {differs} for {STRATEGIES}"
     if option in RARE and not any(differs):
         assert (em_cima_bonus(base), em_cima_bonus(flipped)) == (200, RARE[option])
         differs = [True]

@@ -31,6 +31,7 @@ from tranca_sim.engine.obs import (
     PUB_LEN,
 )
 from tranca_sim.engine.positions import make_position
+from tranca_sim.rules import PRESETS
 
 DRAW, MELD, DISCARD = 0, 1, 2
 
@@ -261,6 +262,57 @@ def test_morto_rush_lays_wilds_while_the_morto_waits(tranca, taken, on):
     st = pos(tranca, "2C 5D 7H KS 6C", melds_a=["9C 9D 9H"], **kw)
     assert decide(tranca, st, MELD) is None
     assert decide(tranca, st, MELD, "basic:morto_rush=1") == on
+
+
+# ---- 000 Common Variations "Tranca Aberta": the face-up mortos (morto_seen, aberta_rush) ------
+
+
+@pytest.mark.parametrize(
+    "preset, spec, opp_took, expected",
+    [
+        # Hand 9H 5D KH KD.  Baseline keeps: 9H lone 20 - 10/5 = 18; 5D lone 20 - 5/5 = 19;
+        # KH, KD pair 40 - 10/5 = 38 -> discards 9H.  Side B took its face-up morto, which held
+        # 9C 9D: 9H gets +30 (48) -> morto_seen=1 (default) discards 5D.
+        ("tranca-aberta", "basic", True, "5D"),
+        ("tranca-aberta", "basic:morto_seen=0", True, "9H"),  # switch off: the baseline's 9H
+        ("tranca-aberta", "basic", False, "9H"),  # their morto still waits: no pair in their hands
+        ("tranca", "basic", True, "9H"),  # the same morto face down: never seen
+    ],
+)
+def test_morto_seen_keeps_ranks_the_opponents_face_up_morto_brought(preset, spec, opp_took, expected):
+    rules = PRESETS[preset]
+    if opp_took:
+        st = pos(rules, "9H 5D KH KD", mortos={0: "AS AS 10S"}, taken_mortos={1: 1})
+        for card in ("9C", "9D", "JS"):  # what side B's morto held when it lay face up
+            st.morto[1, k(card)] += 1
+    else:
+        st = pos(rules, "9H 5D KH KD", mortos={0: "AS AS 10S", 1: "9C 9D JS"})
+    assert decide(rules, st, DISCARD, spec) == k(expected)
+
+
+@pytest.mark.parametrize(
+    "preset, mortos, spec, expected",
+    [
+        # Own morto 2D 2H 9S face up: 2 wilds (>= 2: strong; also 2 wilds + the 9S of the side's
+        # 9 meld = 3 fitting cards).  aberta_rush=1 hurries like morto_rush=1: 2C onto the 9s.
+        ("tranca-aberta", {0: "2D 2H 9S", 1: "AC AC QS"}, "basic:aberta_rush=1", (A_EXT, 0, C_TWO)),
+        # The default (aberta_rush=0) keeps its wild (it neither completes a canasta nor empties
+        # the hand).
+        ("tranca-aberta", {0: "2D 2H 9S", 1: "AC AC QS"}, "basic", None),
+        # The same morto face down (tranca): the player cannot see it, so nothing changes.
+        ("tranca", {0: "2D 2H 9S", 1: "AC AC QS"}, "basic:aberta_rush=1", None),
+        # Weak own morto AS AS 10S: no wild, no 9 -> 0 fitting cards: no hurry.
+        ("tranca-aberta", {0: "AS AS 10S", 1: "AC AC QS"}, "basic:aberta_rush=1", None),
+        # Own morto 2D 9S 9S: 1 wild + two 9s of the side's meld rank = 3 fitting cards: strong.
+        ("tranca-aberta", {0: "2D 9S 9S", 1: "AC AC QS"}, "basic:aberta_rush=1", (A_EXT, 0, C_TWO)),
+        # Only the opponents' morto is strong: the player's own is what it hurries for -> none.
+        ("tranca-aberta", {0: "AS AS 10S", 1: "2D 2H 9S"}, "basic:aberta_rush=1", None),
+    ],
+)
+def test_aberta_rush_hurries_to_a_strong_face_up_morto(preset, mortos, spec, expected):
+    rules = PRESETS[preset]
+    st = pos(rules, "2C 5D 7H KS 6C", melds_a=["9C 9D 9H"], mortos=mortos)
+    assert decide(rules, st, MELD, spec) == expected
 
 
 # ---- 000 tip 5: red-3 pace -------------------------------------------------------------------
