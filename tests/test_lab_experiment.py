@@ -18,6 +18,7 @@ from tranca_sim.lab.tables import (
     COMPARISON_COLUMNS,
     comparison_table,
     deal_table,
+    format_table,
     paired_units,
     sweep_table,
 )
@@ -220,6 +221,23 @@ def test_fixed_opponent_design(tmp_path):
     assert t["mean"][1] == pytest.approx((mv - mb).mean())
     assert t["hi"][1] < 0  # random gets fewer points ahead of random than basic does
     assert 0 < t["var_ratio_design"][1] < 1.5
+    # the match column is each strategy against the opponent, not against the baseline: the
+    # baseline's own probability against the opponent is given beside it, from its own run
+    from tranca_sim.lab.inference import match_win_prob
+
+    mw_b = match_win_prob(
+        b["score"].to_numpy()[0::2].astype(float)[:, None], b["score"].to_numpy()[1::2].astype(float)[:, None],
+        3000, seed=exp.spec["seed"],
+    )[0]  # fmt: skip
+    assert t["match_win_baseline"].to_list() == [mw_b, mw_b] and mw_b > 0.8  # basic beats random
+    text = format_table(t, exp.spec)
+    assert "match win vs random: variant vs baseline" in text
+    assert f"vs {100 * mw_b:.1f}%" in text.splitlines()[2]
+    from tranca_sim.lab.report_md import tip_table_markdown
+
+    md = tip_table_markdown(t)
+    assert "match-win probability vs opponent random: variant / baseline" in md
+    assert f" / {100 * mw_b:.1f}% |" in md
 
 
 def test_cli_experiment_quick_look(tmp_path, capsys):

@@ -46,8 +46,10 @@ def test_good_file_resolves(tmp_path):
 
 
 def test_deals_cap_lowers_budget_and_batch(tmp_path):
-    spec = load_spec(write(tmp_path, GOOD), deals_cap=301)
-    assert spec["budget"] == 300 and spec["batch"] == 300  # even: decks are played twice
+    with pytest.raises(SpecError, match="--deals must be even"):  # decks are played twice: no silent rounding
+        load_spec(write(tmp_path, GOOD), deals_cap=301)
+    spec = load_spec(write(tmp_path, GOOD), deals_cap=300)
+    assert spec["budget"] == 300 and spec["batch"] == 300
     assert not spec["stopping"]["sequential"]  # one look: a fixed number of deals
 
 

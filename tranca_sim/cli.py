@@ -630,24 +630,24 @@ def _cmd_check(a) -> None:
 def _cmd_experiment(a) -> None:
     from pathlib import Path
 
-    from .lab.experiment import check_out_dir, load_experiment, run_experiment, write_report_if_available
+    from .lab.experiment import check_out_dir, load_experiment, run_experiment
+    from .lab.spec import load_spec
     from .lab.tables import comparison_table, format_table
 
     _check_threads(a.threads)
+    load_spec(a.path, deals_cap=a.deals)  # the experiment file first, then --out
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
 
-    res = run_experiment(
+    res = run_experiment(  # the report is written before the directory is renamed into place
         a.path,
         a.out,
         deals=a.deals,
         force=a.force,
         threads=a.threads,
         progress=not a.no_progress,
-        report=False,
     )
-    a.written = res["dir"]  # an interrupt from here on (report, table) does not remove the output
-    res["report"] = write_report_if_available(res["dir"])
+    a.written = res["dir"]  # an interrupt from here on (the table) does not remove the output
     spec = res["spec"]
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     print(
@@ -677,6 +677,10 @@ def _cmd_report(a) -> None:
         written = write_report(a.run_dir)
     except ReportError as e:
         _fail(str(e))
+    except _user_errors():
+        raise
+    except Exception as e:  # noqa: BLE001 (a bug in the report code: one line, not a traceback)
+        _fail(f"the report of {a.run_dir} failed ({type(e).__name__}: {e})", 1)
     charts = sum(1 for p in written if p.suffix == ".png")
     print(f"wrote {written[-1]} and {charts} charts (PNG and SVG) in {a.run_dir}")
 

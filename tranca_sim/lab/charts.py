@@ -101,6 +101,12 @@ def _empty(ax, message: str) -> None:
     ax.set_yticks([])
 
 
+def _mean_ci_text(mean: float, lo: float, hi: float) -> str:
+    """``+1.2 [-3.4, +5.6]``; "n/a" for a value that could not be computed (too few units)."""
+    f = lambda v: f"{v:+.1f}" if np.isfinite(v) else "n/a"
+    return f"{f(mean)} [{f(lo)}, {f(hi)}]" if np.isfinite(lo) and np.isfinite(hi) else f"{f(mean)} [n/a]"
+
+
 # ---- forest plot -----------------------------------------------------------------------
 def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = None) -> Figure:
     """Forest plot: each variant's mean score difference against the baseline with its 95%
@@ -126,19 +132,28 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     y = np.arange(n)
     mean, lo, hi = (c[k].to_numpy().astype(float) for k in ("mean", "lo", "hi"))
     sig = c["holm_significant"].to_numpy().astype(bool)
+    has_ci = np.isfinite(lo) & np.isfinite(hi)  # too few units (one deck): no interval
     for i in range(n):
         color = _SIG if sig[i] else _NOT
-        ax.plot([lo[i], hi[i]], [y[i], y[i]], color=color, lw=2, solid_capstyle="butt")
-        ax.plot(mean[i], y[i], "o" if sig[i] else "s", color=color, ms=6, mfc=color if sig[i] else "white")
+        if has_ci[i]:
+            ax.plot([lo[i], hi[i]], [y[i], y[i]], color=color, lw=2, solid_capstyle="butt")
+        if np.isfinite(mean[i]):
+            ax.plot(
+                mean[i], y[i], "o" if sig[i] else "s", color=color, ms=6, mfc=color if sig[i] else "white"
+            )
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(y, [textwrap.shorten(v, 42, placeholder="…") for v in c["variant"].to_list()])
     ax.set_ylim(-0.7, n - 0.3)
-    span = max(np.nanmax(np.abs(np.r_[lo, hi])), 1.0)
-    ax.set_xlim(min(-0.05 * span, np.nanmin(lo) - 0.05 * span), max(0.05 * span, np.nanmax(hi) + 0.05 * span))
+    ends = np.r_[lo, hi, mean]
+    ends = ends[np.isfinite(ends)]
+    if ends.size == 0:
+        ends = np.zeros(1)
+    span = max(float(np.abs(ends).max()), 1.0)
+    ax.set_xlim(min(-0.05 * span, ends.min() - 0.05 * span), max(0.05 * span, ends.max() + 0.05 * span))
     # the numbers, right of the axes
     for i in range(n):
         ax.annotate(
-            f"{mean[i]:+.1f} [{lo[i]:+.1f}, {hi[i]:+.1f}]",
+            _mean_ci_text(mean[i], lo[i], hi[i]),
             xy=(1.01, y[i]),
             xycoords=("axes fraction", "data"),
             va="center",

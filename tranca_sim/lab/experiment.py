@@ -22,9 +22,10 @@ per variant where the interval is tightest; default the geometric mean of the
 batch and the budget). Without ``half_width`` (or with a budget of one batch)
 the experiment is a fixed number of deals and the Student t interval is reported.
 
-The output directory is built under a temporary name beside it and renamed
-into place when every run is written (``--force`` replaces an existing one
-the same way), so an interrupted experiment leaves nothing half-written.
+The output directory is built under a temporary name beside it, the report is
+written into it, and only then is it renamed into place (``--force`` replaces
+an existing one the same way), so an interrupted experiment or a failing
+report leaves an existing directory whole.
 """
 
 from __future__ import annotations
@@ -258,7 +259,8 @@ def run_experiment(
     progress : bool
         One tqdm bar on stderr for all runs of the experiment.
     report : bool
-        Call ``tranca_sim.lab.reports.write_report(out_dir)`` when that module exists.
+        Write the report (``tranca_sim.lab.reports.write_report``) into the new directory
+        before it is renamed into place.
 
     Returns
     -------
@@ -274,7 +276,8 @@ def run_experiment(
         For a bad experiment file (``PATH: FIELD: reason``).
     ExperimentError
         For an output directory that exists without ``force``, is a link or
-        cannot be written.
+        cannot be written, or when the report fails (an existing ``out_dir`` is then
+        left as it was; a new one holds the runs, without report).
     tranca_sim.run.RunOptionError
         For a bad ``threads``.
     tranca_sim.io.RunFileError
@@ -394,6 +397,24 @@ def run_experiment(
         with _io.writing(tmp / "experiment.json"):
             shutil.copyfile(src, tmp / "experiment.toml")
             (tmp / "experiment.json").write_text(json.dumps(spec_out, indent=2) + "\n", encoding="utf-8")
+        report_note = None
+        if report:  # written inside the new directory, so a failing report replaces nothing
+            try:
+                report_note = write_report_if_available(tmp, shown_dir=out)
+            except (KeyboardInterrupt, SystemExit, _io.RunFileError):
+                raise
+            except Exception as e:
+                if out.exists():  # --force over a finished experiment: keep that one whole
+                    raise ExperimentError(
+                        f"the report of the new experiment failed ({type(e).__name__}: {e}); "
+                        f"{str(out)!r} was left as it was"
+                    ) from e
+                with _io.writing(out):  # nothing to replace: keep the runs, say how to retry
+                    _swap_into_place(tmp, out)
+                raise ExperimentError(
+                    f"the runs are in {str(out)!r} but its report failed ({type(e).__name__}: {e}); "
+                    f"'tranca-sim report {out}' writes it again"
+                ) from e
         with _io.writing(out):
             _swap_into_place(tmp, out)
     except BaseException:
@@ -413,8 +434,7 @@ def run_experiment(
         "threads": n_threads,
         "report": None,
     }
-    if report:
-        result["report"] = write_report_if_available(out)
+    result["report"] = report_note
     return result
 
 
@@ -455,8 +475,9 @@ def _result_spec(spec, src, plans, variants, writers, seconds, played, n_threads
     return out
 
 
-def write_report_if_available(out) -> object:
-    """Write the report of the experiment in ``out`` with ``tranca_sim.lab.reports.write_report``.
+def write_report_if_available(out, shown_dir=None) -> object:
+    """Write the report of the experiment in ``out`` with ``tranca_sim.lab.reports.write_report``
+    (``shown_dir``: the directory the report names, default ``out``).
 
     Returns that function's result, or a one-line note (str) when the reports
     module is not part of this installation.
@@ -467,7 +488,7 @@ def write_report_if_available(out) -> object:
     if importlib.util.find_spec(__package__ + ".reports") is None:
         return "no report: tranca_sim.lab.reports is not installed yet (run 'tranca-sim report' later)"
     reports = importlib.import_module(__package__ + ".reports")
-    return reports.write_report(out)
+    return reports.write_report(out, shown_dir=shown_dir)
 
 
 __all__ = [

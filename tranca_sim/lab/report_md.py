@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import polars as pl
 
@@ -96,11 +97,18 @@ def tip_table_markdown(comparison: pl.DataFrame) -> str:
     """The tip table as Markdown, variants sorted by effect (largest gain first); a ``tip``
     column with the experiment file's note (the tip and its seed) when the variants have one."""
     notes = "note" in comparison.columns and comparison["note"].drop_nulls().len() > 0
+    fixed = comparison.height > 0 and comparison["design"][0] != "duplicate"
+    match_head = "match-win probability"
+    if fixed:  # both play only the opponent: give the baseline's own probability beside
+        opp = re.search(r"vs opponent (.+)\)$", comparison["match_method"][0] or "")
+        match_head = f"match-win probability vs opponent {opp.group(1) if opp else ''}: variant / baseline"
     head = (
         "| variant |"
         + (" tip |" if notes else "")
         + " mean diff (points/deal) | 95% interval | p | p Holm | p BH | Holm-significant "
-        "| deal-win share diff | going out: variant / baseline | match-win probability | units |\n"
+        "| deal-win share diff | going out: variant / baseline | "
+        + match_head
+        + " | units |\n"
         + "|---|"
         + ("---|" if notes else "")
         + "---:|---|---:|---:|---:|:---:|---:|---|---|---:|\n"
@@ -113,9 +121,12 @@ def tip_table_markdown(comparison: pl.DataFrame) -> str:
             if mw is None
             else f"{_pct(mw)} [{_pct(r.get('match_win_lo'))}, {_pct(r.get('match_win_hi'))}]"
         )
+        if fixed:
+            match += f" / {_pct(r.get('match_win_baseline'))}"
+        interval = "n/a" if _f(r["lo"]) == "–" or _f(r["hi"]) == "–" else f"[{_f(r['lo'])}, {_f(r['hi'])}]"
         tip = f" {_cell(r.get('note') or '')} |" if notes else ""
         rows.append(
-            f"| {_cell(r['variant'])} |{tip} {_f(r['mean'])} | [{_f(r['lo'])}, {_f(r['hi'])}] "
+            f"| {_cell(r['variant'])} |{tip} {_f(r['mean'])} | {interval} "
             f"| {_p(r['p_value'])} | {_p(r['p_holm'])} | {_p(r.get('p_bh'))} "
             f"| {'yes' if r['holm_significant'] else 'no'} "
             f"| {_f(100 * r['win_share_diff'] if r.get('win_share_diff') is not None else None, '+.1f')} pp "

@@ -29,6 +29,7 @@ Each accepts an experiment directory, an ``Experiment`` or a
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -392,7 +393,7 @@ def tip_rows(data: ReportData) -> pl.DataFrame:
     return tips if tips.height else c
 
 
-def write_report(out_dir, data: ReportData | None = None) -> list[Path]:
+def write_report(out_dir, data: ReportData | None = None, shown_dir=None) -> list[Path]:
     """Write ``report.md`` and every chart (PNG and SVG) into the experiment directory.
 
     Parameters
@@ -401,6 +402,10 @@ def write_report(out_dir, data: ReportData | None = None) -> list[Path]:
         An experiment directory (``experiment.json`` and ``runs/*.parquet``).
     data : ReportData, optional
         Already loaded tables (default: :func:`load_report_data` of ``out_dir``).
+    shown_dir : str or os.PathLike, optional
+        The directory named in the report's commands (default ``out_dir``): the
+        experiment runner writes the report into its temporary directory and names the
+        final one.
 
     Returns
     -------
@@ -418,6 +423,8 @@ def write_report(out_dir, data: ReportData | None = None) -> list[Path]:
     from ..io import atomic_output, writing
 
     data = load_report_data(out_dir) if data is None else data
+    if shown_dir is not None:
+        data = dataclasses.replace(data, dir=Path(shown_dir))
     d = Path(out_dir)
     info = charts.ChartInfo(footnote(data), data.baseline_label)
     figures = {

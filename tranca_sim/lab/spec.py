@@ -150,8 +150,8 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
         The ``.toml`` file.
     deals_cap : int, optional
         Most deals per variant (the CLI's ``--deals``): lowers ``budget`` (and
-        ``batch`` if larger) for a quick look; rounded down to even for the
-        duplicate design.
+        ``batch`` if larger) for a quick look; must be even for the duplicate
+        design (SpecError otherwise).
 
     Returns
     -------
@@ -230,7 +230,12 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
     if deals_cap is not None:
         if deals_cap < 2:
             raise SpecError(f"--deals must be at least 2, got {deals_cap}")
-        budget = min(budget, deals_cap - (deals_cap % 2 if design == "duplicate" else 0))
+        if design == "duplicate" and deals_cap % 2:
+            raise SpecError(
+                f"--deals must be even in the duplicate design (each deck is played twice, "
+                f"once each way), got {deals_cap}; give {deals_cap - 1} or {deals_cap + 1}"
+            )
+        budget = min(budget, deals_cap)
     batch = min(batch, budget)
     stop = doc.get("stopping", {})
     if not isinstance(stop, dict):

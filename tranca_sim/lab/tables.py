@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..io import load_run
 from ..rules import Rules
 from .designs import DESIGN_COLUMNS, Paired, duplicate_units, fixed_opponent_units
@@ -57,6 +59,7 @@ COMPARISON_COLUMNS = (
     # extras
     "var_ratio_plain",
     "var_ratio_vs_plain",
+    "match_win_baseline",
     "corr_swap",
     "interval",
     "half_width",
@@ -152,7 +155,9 @@ def comparison_table(exp, backend: str = "polars", match_seed: int | None = None
         (0..1), ``match_win_prob`` with ``match_win_lo``/``hi`` (a match to the
         preset's ``match_target``, by resampled deals: the variant against the
         baseline in the duplicate design, against the opponent in the
-        fixed-opponent design), ``var_ratio_design``, ``var_ratio_plain``,
+        fixed-opponent design), ``match_win_baseline`` (fixed-opponent: the
+        baseline's own match-win probability against the opponent, to read beside
+        the variant's; NaN in the duplicate design), ``var_ratio_design``, ``var_ratio_plain``,
         ``var_ratio_vs_plain`` (duplicate: design / plain pairing at equal deals), ``corr_swap`` (see :mod:`tranca_sim.lab.designs`), ``half_width``
         (of the final look's interval), ``t_lo``/``t_hi`` (fixed-n t interval),
         ``looks``, ``stopped_by`` (``"half-width"`` or ``"budget"``), ``param``
@@ -174,6 +179,13 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
     target = Rules(**spec["rules"]).match_target
     base = None if dup else _load(_runs_of(exp, "baseline")["baseline"].path)
     seed0 = spec["seed"] if match_seed is None else match_seed
+    # fixed-opponent: the match column is each strategy against the opponent, so the baseline's own
+    # probability (its run, side A against the opponent's side B) is given beside each variant's
+    mw_base = math.nan
+    if base is not None:
+        score = np.asarray(base["score"], dtype=np.float64)
+        sa, sb = score[0::2, None], score[1::2, None]
+        mw_base = match_win_prob(sa, sb, target, level=1 - alpha, seed=seed0 % 2**63)[0]
     rows = []
     for i, v in enumerate(spec["variants"]):
         pu = paired_units(exp, v["label"], base)
@@ -212,6 +224,7 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
                 "var_ratio_design": pu.var_ratio_design,
                 "var_ratio_plain": pu.var_ratio_plain,
                 "var_ratio_vs_plain": _div(pu.var_ratio_design, pu.var_ratio_plain) if dup else math.nan,
+                "match_win_baseline": mw_base,
                 "corr_swap": pu.corr_swap,
                 "interval": _interval_name(spec),
                 "half_width": half,
@@ -342,8 +355,22 @@ def short_strategy(text: str) -> str:
     return spec.name + (":" + ",".join(changed) if changed else "")
 
 
+def _match_cell(r: dict, fixed: bool) -> str:
+    pct = lambda x: f"{100 * x:.1f}%" if x is not None and math.isfinite(x) else "n/a"
+    return (
+        f"{pct(r['match_win_prob'])} vs {pct(r.get('match_win_baseline'))}"
+        if fixed
+        else pct(r["match_win_prob"])
+    )
+
+
 def format_table(df, spec: dict) -> str:
-    """The comparison table as aligned text (the CLI's and README's tip table)."""
+    """The comparison table as aligned text (the CLI's and README's tip table).
+
+    The ``match win`` column is the variant against the baseline in the duplicate design; in
+    the fixed-opponent design both play only the opponent, so the column is headed ``match win
+    vs <opponent>`` and reads ``variant% vs baseline%``."""
+    fixed = spec["design"] != "duplicate"
     rows = [
         (
             "variant",
@@ -351,7 +378,7 @@ def format_table(df, spec: dict) -> str:
             "mean [interval] pts/deal",
             "p Holm",
             "win diff",
-            "match win",
+            f"match win vs {short_strategy(spec['opponent'])}: variant vs baseline" if fixed else "match win",
             "var/unpaired",
             "var/plain",
         )
@@ -362,10 +389,10 @@ def format_table(df, spec: dict) -> str:
             (
                 r["variant"],
                 str(r["n_deals"]),
-                f"{r['mean']:+.1f} [{r['lo']:+.1f}, {r['hi']:+.1f}]",
+                _mean_ci(r["mean"], r["lo"], r["hi"]),
                 f"{_p(r['p_holm'])}{sig}",
                 f"{100 * r['win_share_diff']:+.1f}%" if math.isfinite(r["win_share_diff"]) else "n/a",
-                f"{100 * r['match_win_prob']:.1f}%" if math.isfinite(r["match_win_prob"]) else "n/a",
+                _match_cell(r, fixed),
                 f"{r['var_ratio_design']:.2f}" if math.isfinite(r["var_ratio_design"]) else "n/a",
                 f"{r['var_ratio_vs_plain']:.2f}" if math.isfinite(r["var_ratio_vs_plain"]) else "n/a",
             )
@@ -383,6 +410,12 @@ def format_table(df, spec: dict) -> str:
         "that of unpaired deals and (duplicate) of plain pairing at equal deals"
     )
     return "\n".join(lines)
+
+
+def _mean_ci(mean: float, lo: float, hi: float) -> str:
+    """``+1.2 [-3.4, +5.6]``; ``[n/a]`` without an interval (one unit: too few for one)."""
+    m = f"{mean:+.1f}" if math.isfinite(mean) else "n/a"
+    return f"{m} [{lo:+.1f}, {hi:+.1f}]" if math.isfinite(lo) and math.isfinite(hi) else f"{m} [n/a]"
 
 
 def _div(a: float, b: float) -> float:
