@@ -277,7 +277,9 @@ def test_committed_experiments_cover_the_tips():
     assert len(tips["variants"]) >= 10
     morto = load_spec(root / "morto-timing.toml")
     param, grid = basic.MORTO_SWEEP
+    note = morto["sweep"].pop("note")
     assert morto["sweep"] == {"strategy": "basic", "param": param, "grid": [float(g) for g in grid]}
+    assert "108" in note and "baseline" in note  # the sweep chart's subtitle explains the parameter
 
 
 def test_largest_differences_points_at_the_deals_to_replay(handicaps):

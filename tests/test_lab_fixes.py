@@ -112,3 +112,39 @@ def test_missing_experiment_file_is_named_before_out(tmp_path, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "nonexist.toml" in err and "not empty" not in err
+
+
+def test_pooled_baseline_is_said_in_report_and_charts(tmp_path):
+    d = tmp_path / "syn"
+    d.mkdir()
+    data = L.report_data(d, with_sweep=True)
+    note = reports.pooled_note(data)
+    assert "pools the baseline's deals against every variant" in note
+    reports.write_report(d, data)
+    md = (d / "report.md").read_text()
+    for section in ("## Score of each strategy", "## How deals end"):
+        assert note in md.split("\n" + section + "\n")[1].split("##")[0]
+    info = charts.ChartInfo("foot", data.baseline_label, reports.pooled_note(data, short=True))
+    fig = charts.end_reason_plot(reports.end_reason_table(data), info)
+    assert any("against every variant, pooled" in t.get_text() for t in fig.axes[0].texts)
+    fixed = reports.ReportData(d, dict(data.spec, design="fixed-opponent"), data.comparison, None, data.deals)
+    assert reports.pooled_note(fixed) == ""  # the baseline plays only the opponent there
+
+
+def test_sweep_axis_is_categorical_with_the_baseline_marked():
+    sweep = pl.DataFrame(
+        {"param": ["morto_stock"] * 4, "value": [108.0, 40.0, 20.0, 0.0], "variant": ["a", "b", "c", "d"],
+         "n_units": [10] * 4, "mean": [0.0, -5.0, -20.0, -40.0], "lo": [0.0, -9.0, -25.0, -45.0],
+         "hi": [0.0, -1.0, -15.0, -35.0], "p_value": [1.0, 0.01, 0.001, 0.001], "p_holm": [1.0, 0.02, 0.003, 0.003]}
+    )  # fmt: skip
+    fig = charts.sweep_plot(sweep, charts.ChartInfo("foot", "basic (baseline)"), "hold the morto", 108.0)
+    ax = fig.axes[0]
+    assert list(ax.get_xticks()) == [0, 1, 2, 3]  # evenly spaced, not 0..108 to scale
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "20", "40", "108\n(baseline)"]
+    assert any(t.get_text() == "hold the morto" for t in ax.texts)
+
+
+def test_red3_title_is_two_lines():
+    data = L.report_data(__import__("pathlib").Path("."), with_sweep=False)
+    fig = charts.red3_plot(reports.red3_table(data), charts.ChartInfo("foot"), "drawn: a note")
+    assert fig._suptitle.get_text().count("\n") == 1  # title and one line of notes

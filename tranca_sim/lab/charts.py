@@ -62,10 +62,20 @@ class ChartInfo:
         package version, printed at the bottom of every chart.
     baseline : str
         Label of the baseline strategy in titles and legends.
+    pooled : str
+        Said in the subtitle of the charts that show the baseline's own deals (score
+        distribution, deal endings, morto turn) when those pool its deals against every
+        variant (duplicate design), e.g. "basic (baseline): its deals against every variant,
+        pooled"; empty otherwise.
     """
 
     footnote: str
     baseline: str = "baseline"
+    pooled: str = ""
+
+
+def _with_pooled(text: str, info: ChartInfo) -> str:
+    return f"{text}; {info.pooled}" if info.pooled else text
 
 
 def _figure(height: float, info: ChartInfo, legend_in: float = 0.0) -> Figure:
@@ -245,19 +255,32 @@ def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
         handles=handles, loc="upper center", **_below(fig, ax),
         ncol=2, fontsize=8, frameon=False,
     )  # fmt: skip
-    _title(ax, title, "every deal counts once per side the strategy played; shaded: density of the scores")
+    _title(
+        ax,
+        title,
+        _with_pooled(
+            "every deal counts once per side the strategy played; shaded: density of the scores", info
+        ),
+    )
     return fig
 
 
 # ---- sweep curves ----------------------------------------------------------------------
-def sweep_plot(sweep: pl.DataFrame, info: ChartInfo) -> Figure:
+def sweep_plot(
+    sweep: pl.DataFrame, info: ChartInfo, note: str = "", baseline_value: float | None = None
+) -> Figure:
     """One panel per swept parameter: the mean score difference against the baseline at each
-    value, with its 95% band; points significant after Holm in red.
+    value, with its 95% band; points significant after Holm in red.  The grid values are
+    evenly spaced (a categorical axis: a grid such as 0, 5, ..., 40, 108 leaves no empty gap).
 
     Parameters
     ----------
     sweep : polars.DataFrame
         :func:`tranca_sim.lab.tables.sweep_table` (``param, value, mean, lo, hi, p_holm``).
+    note : str
+        What the parameter means (the experiment file's ``[sweep] note``), the subtitle.
+    baseline_value : float, optional
+        The grid value that is the baseline itself; its tick is marked "(baseline)".
     """
     params = sweep["param"].unique(maintain_order=True).to_list()
     k = max(len(params), 1)
@@ -265,7 +288,8 @@ def sweep_plot(sweep: pl.DataFrame, info: ChartInfo) -> Figure:
     axes = fig.subplots(k, 1, squeeze=False)[:, 0]
     for ax, param in zip(axes, params):
         s = sweep.filter(pl.col("param") == param).sort("value")
-        x = s["value"].to_numpy().astype(float)
+        values = s["value"].to_numpy().astype(float)
+        x = np.arange(len(values), dtype=float)  # evenly spaced: the grid is categorical
         m, lo, hi = (s[c].to_numpy().astype(float) for c in ("mean", "lo", "hi"))
         sig = s["p_holm"].to_numpy().astype(float) < 0.05
         ax.fill_between(x, lo, hi, color="#aed6f1", alpha=0.8, lw=0, label="95% interval")
@@ -273,13 +297,15 @@ def sweep_plot(sweep: pl.DataFrame, info: ChartInfo) -> Figure:
         ax.plot(x[~sig], m[~sig], "s", color=_NOT, mfc="white", ls="", label="not significant after Holm")
         ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label="significant after Holm")
         ax.axhline(0, color="black", lw=0.8)
-        ax.set_xlabel(f"value of {param}")
+        ax.set_xlabel(f"value of {param} (grid values evenly spaced, not to scale)")
         ax.set_ylabel(f"variant − {info.baseline}\n(points per deal)")
         ax.grid(color="#eeeeee", lw=0.6)
-        if len(x) <= 12:
-            ax.set_xticks(x, [f"{v:g}" for v in x])
+        ticks = [f"{v:g}" + ("\n(baseline)" if v == baseline_value else "") for v in values]
+        ax.set_xticks(x, ticks)
+        if len(x) > 12:
+            ax.tick_params(axis="x", labelsize=7)
         ax.legend(fontsize=8, loc="best", framealpha=0.9)
-        _title(ax, f"Score difference against {info.baseline} as {param} changes")
+        _title(ax, f"Score difference against {info.baseline} as {param} changes", note)
     if not params:
         _empty(axes[0], "no sweep in this experiment")
     return fig
@@ -348,8 +374,11 @@ def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo, note: str = "") -> Fig
     _title(
         ax,
         "Final score by when the side took its morto",
-        "observational: an early pickup often just means a better hand; a morto never taken costs 100; "
-        f"points from fewer than {MIN_BIN_N} side-deals left out" + (f"; {note}" if note else ""),
+        _with_pooled(
+            "observational: an early pickup often just means a better hand; a morto never taken costs 100; "
+            f"points from fewer than {MIN_BIN_N} side-deals left out" + (f"; {note}" if note else ""),
+            info,
+        ),
     )
     return fig
 
@@ -381,8 +410,8 @@ def red3_plot(red3: pl.DataFrame, info: ChartInfo, note: str = "") -> Figure:
         )  # fmt: skip
     axes[0].set_ylabel("final score of the side\n(points per deal, mean and 95% interval)")
     sub = f"points from fewer than {MIN_BIN_N} side-deals left out" + (f"; {note}" if note else "")
-    title = "Final score by the number of red 3s the side held\n" + "\n".join(textwrap.wrap(f"({sub})", 100))
-    fig.suptitle(title, fontsize=10, x=0.01, ha="left")
+    title = "Final score by the number of red 3s the side held\n" + "\n".join(textwrap.wrap(f"({sub})", 125))
+    fig.suptitle(title, fontsize=9, x=0.01, ha="left")
     return fig
 
 
@@ -421,7 +450,9 @@ def end_reason_plot(ends: pl.DataFrame, info: ChartInfo) -> Figure:
     ax.set_xlabel("share of the strategy's deals (%)")
     ax.legend(fontsize=8, ncol=2, loc="upper center", frameon=False, **_below(fig, ax))
     _title(
-        ax, "How the deals ended, by strategy", "bater = going out; stock out and turn limit end without it"
+        ax,
+        "How the deals ended, by strategy",
+        _with_pooled("bater = going out; stock out and turn limit end without it", info),
     )
     return fig
 

@@ -313,9 +313,13 @@ def render_markdown(
             f"Vector version: [{c}.svg]({c}.svg)",
             "",
         ]
+    from .reports import pooled_note
+
+    pooled = pooled_note(data)
     out += [
         "## Score of each strategy",
         "",
+        *([pooled, ""] if pooled else []),
         _table(
             scores,
             {
@@ -340,7 +344,13 @@ def render_markdown(
         "turn_limit": "turn limit",
     }
     cols.update({k: v for k, v in names.items() if k in wide.columns})
-    out += ["## How deals end", "", _table(wide, cols, {k: ".1%" for k in names}), ""]
+    out += [
+        "## How deals end",
+        "",
+        *([pooled, ""] if pooled else []),
+        _table(wide, cols, {k: ".1%" for k in names}),
+        "",
+    ]
     out += [
         "## Regenerate",
         "",

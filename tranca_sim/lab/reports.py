@@ -381,6 +381,33 @@ def red3_table(exp, backend: str = "polars"):
     return _out(_in_order(t, _order(data), pl.col("has_canasta").not_(), "red3_count"), backend)
 
 
+def pooled_note(data: ReportData, short: bool = False) -> str:
+    """Why the baseline's row differs from every variant's in the score, morto, red-3 and
+    deal-ending tables: in the duplicate design it pools its deals against every variant (each
+    variant plays only its own); empty in the fixed-opponent design (the baseline plays only the
+    opponent there, as each variant does) or with one variant."""
+    if data.spec.get("design") == "fixed-opponent" or data.comparison.height < 2:
+        return ""
+    b = data.baseline_label
+    if short:
+        return f"{b}: its deals against every variant, pooled"
+    return (
+        f"The `{b}` row pools the baseline's deals against every variant (in the duplicate design it "
+        "plays each variant on the same decks), so it mixes all its opponents and differs from each "
+        "variant's row for that reason too; each variant against the baseline on the same decks is the "
+        "tip table."
+    )
+
+
+def _sweep_baseline_value(data: ReportData) -> float | None:
+    """The grid value of the sweep whose strategy is the baseline itself, if any."""
+    c = data.comparison
+    if data.sweep is None or not c.height or "param" not in c.columns:
+        return None
+    same = c.filter(pl.col("param").is_not_null() & (pl.col("strategy") == pl.col("baseline")))
+    return float(same["value"][0]) if same.height else None
+
+
 # ---- the report -----------------------------------------------------------------------
 def tip_rows(data: ReportData) -> pl.DataFrame:
     """The comparison rows of the tips (variants), without the sweep's grid points (drawn in the
@@ -426,7 +453,7 @@ def write_report(out_dir, data: ReportData | None = None, shown_dir=None) -> lis
     if shown_dir is not None:
         data = dataclasses.replace(data, dir=Path(shown_dir))
     d = Path(out_dir)
-    info = charts.ChartInfo(footnote(data), data.baseline_label)
+    info = charts.ChartInfo(footnote(data), data.baseline_label, pooled_note(data, short=True))
     figures = {
         "tip_effects": charts.forest_plot(tip_rows(data), info, family=data.comparison.height),
         "score_distribution": charts.score_distribution_plot(
@@ -434,7 +461,10 @@ def write_report(out_dir, data: ReportData | None = None, shown_dir=None) -> lis
         ),
     }
     if data.sweep is not None and data.sweep.height:
-        figures["sweep"] = charts.sweep_plot(data.sweep, info)
+        sw = data.spec["sweep"] if isinstance(data.spec.get("sweep"), dict) else {}
+        figures["sweep"] = charts.sweep_plot(
+            data.sweep, info, sw.get("note") or "", _sweep_baseline_value(data)
+        )
     n_strategies = data.deals.filter(~pl.col("label").str.starts_with("opponent: "))["label"].n_unique()
     note = (
         f"drawn: the baseline and the {MAX_SERIES - 1} variants with the largest effects"

@@ -31,6 +31,7 @@ An experiment file declares one question::
     param = "take_pile_min"
     grid = [1, 2, 3, 5, 8]
     params = { wild_reserve = 0 }        # optional fixed parameters
+    note = "take the pile when ..."      # optional: what the parameter means (sweep chart subtitle)
 
 Deals are counted per variant: in the duplicate design a deck is played twice
 (once each way), so ``batch`` and ``budget`` must be even and a variant plays
@@ -68,7 +69,7 @@ _TOP = {
 }
 _STOPPING = {"half_width", "alpha", "tune"}
 _VARIANT = {"label", "strategy", "params", "note"}
-_SWEEP = {"strategy", "param", "grid", "params", "label"}
+_SWEEP = {"strategy", "param", "grid", "params", "label", "note"}
 
 
 class SpecError(ValueError):
@@ -298,7 +299,8 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
                     "note": None,
                 }
             )
-        sweep = {"strategy": base, "param": param, "grid": values}
+        note = c.text(sweep, "note", "sweep", default="")
+        sweep = {"strategy": base, "param": param, "grid": values, "note": note or None}
     if not variants:
         c.fail("variants", "no variant to compare: give [[variants]] or a [sweep]")
     seen = {}
