@@ -120,6 +120,21 @@ def parse_rule_args(items) -> dict:
 COMPILE_TIME = "about a minute on an idle machine, a few minutes on a busy one"
 
 
+def strategy_meta(side: str, spec) -> dict:
+    """The run metadata entry of one side's strategy (``side`` "A" or "B"): name, text, label,
+    id, parameters, and a user strategy's file and sha256, to find it again (replay, check)."""
+    return {
+        "side": side,
+        "name": spec.name,
+        "text": spec.text,
+        "label": spec.label,
+        "sid": int(spec.sid),
+        "param_names": list(spec.param_names),
+        "params": [float(x) for x in spec.params[: len(spec.param_names)]],
+        **spec.origin,
+    }
+
+
 def max_processes() -> int:
     """The most local worker processes a run may start: the cores ``os.cpu_count()`` reports
     (at least 1).  CPU-bound chunks gain nothing from more processes than cores."""
@@ -413,19 +428,7 @@ def run_simulation(
         "rule_options": opts,
         "master_seed": seed,
         "deals": deals,
-        "strategies": [
-            {
-                "side": label,
-                "name": spec.name,
-                "text": spec.text,
-                "label": spec.label,
-                "sid": int(spec.sid),
-                "param_names": list(spec.param_names),
-                "params": [float(x) for x in spec.params[: len(spec.param_names)]],
-                **spec.origin,  # a user strategy's file and sha256, to find it again (replay, check)
-            }
-            for label, spec in zip("AB", specs)
-        ],
+        "strategies": [strategy_meta(label, spec) for label, spec in zip("AB", specs)],
         "version": _io.package_version(),
         "threads": n_threads,
         "chunk_size": chunk_size,

@@ -137,24 +137,15 @@ class _RunWriter:
 def _run_meta(plan: RunPlan, specs, spec: dict, threads: int) -> dict:
     import numba
 
+    from ..run import strategy_meta
+
     return {
         "preset": spec["preset"],
         "rules": spec["rules"],
         "rule_options": spec["rule_options"],
         "master_seed": spec["seed"],
         "deals": 0,
-        "strategies": [
-            {
-                "side": side,
-                "name": s.name,
-                "text": s.text,
-                "sid": int(s.sid),
-                "param_names": list(s.param_names),
-                "params": [float(x) for x in s.params[: len(s.param_names)]],
-                **s.origin,  # a user strategy's file and sha256 (replay, check)
-            }
-            for side, s in zip("AB", specs)
-        ],
+        "strategies": [strategy_meta(side, s) for side, s in zip("AB", specs)],
         "version": _io.package_version(),
         "threads": threads,
         "check": False,
