@@ -51,7 +51,9 @@ R_MORTOS_FACE_UP = 27
 R_MAX_TURNS = 28
 R_N_PARTNERS = 29
 R_REDISCARD = 30  # 1: the card taken from a one-card open pile may be discarded again that turn
-R_VALUES = 32  # R_VALUES + kind -> card value in points
+# slots 31..47 are reserved for the options of issue 8 (runs-only, special canastas, solo players,
+# matches); unused slots stay 0
+R_VALUES = 48  # R_VALUES + kind -> card value in points
 R_LEN = R_VALUES + N_KINDS + 1
 
 STOCK_OUT_PLAY_ON = 0  # 000 / decision 14: no drawing, play on while the pile can be taken

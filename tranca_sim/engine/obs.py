@@ -41,15 +41,16 @@ PUB_PILE_N = 4
 PUB_LOCKED = 5  # 1 if the pile is locked (a wild or black 3 on top)
 PUB_PILE_TOP = 6  # kind on top of the pile, -1 if empty
 PUB_CAN_EMPTY = 7  # 1 if the player may empty the hand now (morto pickup or going out)
-PUB_HAND_N = 8  # + seat: cards in each hand
-PUB_MORTO = 12  # + side: MS_* state of each side's morto
-PUB_RED3 = 14  # + side: red 3s in each side's area
-PUB_CANASTAS = 16  # + side: canastas (clean or dirty)
-PUB_CLEAN = 18  # + side: clean canastas
-PUB_N_MELDS = 20  # + side
-PUB_MELDED_NOW = 22  # 1 if the player has melded this turn
-PUB_NO_DISCARD = 23  # kind the player may not discard this turn (E13: just taken from a one-card pile), -1
-PUB_LEN = 24
+PUB_HAND_N = 8  # + seat: cards in each hand (up to 4 seats)
+PUB_MORTO = 12  # + side: MS_* state of each side's morto (up to 3 sides: solo players of tranca-3p)
+PUB_RED3 = 15  # + side: red 3s in each side's area
+PUB_CANASTAS = 18  # + side: canastas (clean or dirty)
+PUB_CLEAN = 21  # + side: clean canastas
+PUB_N_MELDS = 24  # + side
+PUB_MELDED_NOW = 27  # 1 if the player has melded this turn
+PUB_NO_DISCARD = 28  # kind the player may not discard this turn (E13: just taken from a one-card pile), -1
+# 29..39 are reserved for the facts of issue 8 (match score, first-meld minimum, first-turn redraw)
+PUB_LEN = 40
 
 # ---- action types -------------------------------------------------------------
 A_NEW = 1  # new meld: x = rank, y = NEW_* variant
