@@ -38,3 +38,12 @@ def choose_discard(sid, prm, obs, rng):
     elif sid == 2:
         return _s2.choose_discard(prm, obs, rng)
     return -1
+
+
+@njit(cache=True, inline="always")
+def choose_redraw(sid, prm, obs, rng):
+    if sid == 0:
+        return _s0.choose_redraw(prm, obs, rng)
+    elif sid == 1:
+        return _s1.choose_redraw(prm, obs, rng)
+    return 0

@@ -116,12 +116,15 @@ other moves exist), ``wild_melds`` (start melds with two naturals and a
 wild).  Handicaps, for testing that the baseline is competent:
 ``never_pile`` (never takes the pile while the stock has cards),
 ``never_wild`` (never melds a wild), ``never_out`` (never goes out: keeps two
-cards while the side may go out).
+cards while the side may go out).  ``redraw`` (default 1): at the first
+player's redraw of seed 003 (rule ``first_player_redraw``) throw back a drawn card that fits
+nothing in the hand (strategies/basic_redraw.py); 0 always keeps it.
 """
 
 from numba import njit
 
 from strategies.basic_aberta import morto_strong, opp_morto_pairs
+from strategies.basic_redraw import card_useful
 from tranca_sim.engine.cards import JOKER, N_KINDS
 from tranca_sim.engine.melds import is_black3, is_wild, n_naturals, n_twos
 from tranca_sim.engine.obs import (
@@ -133,6 +136,7 @@ from tranca_sim.engine.obs import (
     A_EXT,
     A_NEW,
     A_RUN_EXT,
+    A_RUN_SWAP,
     A_STOCK,
     C_NAT,
     CAPNEW_2NAT,
@@ -147,6 +151,7 @@ from tranca_sim.engine.obs import (
     PUB_PILE_N,
     PUB_PILE_TOP,
     PUB_RED3,
+    PUB_REDRAW_CARD,
     PUB_SEAT,
     PUB_SIDE,
     PUB_STOCK_N,
@@ -253,6 +258,14 @@ PARAMS = (
         1,
         "switch",
     ),
+    (
+        "redraw",
+        1.0,
+        "003 first-player redraw: throw back a drawn card that fits nothing in the hand (0: always keep)",
+        0,
+        1,
+        "switch",
+    ),
 )
 P_TAKE_PILE_MIN = 0
 P_WILD_RESERVE = 1
@@ -275,6 +288,7 @@ P_NEVER_WILD = 17
 P_NEVER_OUT = 18
 P_MORTO_SEEN = 19
 P_ABERTA_RUSH = 20
+P_REDRAW = 21
 
 # For each tip: (parameter, value that follows the tip, baseline's value, seed tip, one line).
 TIPS = (
@@ -524,6 +538,9 @@ def choose_meld(prm, obs, acts, n, rng):
         if t == A_BLACK3:
             after = 0
             s = 100 if prm[P_GO_OUT] != 0.0 else 0
+        elif t == A_RUN_SWAP:  # run_wild_moves (E21): one natural more on the run, as an extension
+            after = hn - 1
+            s = 60 if obs.mh[side, x, MH_N] + 1 == cs else 50
         elif t == A_EXT or t == A_RUN_EXT:
             after = hn - 1
             size = obs.mh[side, x, MH_N]
@@ -646,3 +663,13 @@ def choose_discard(prm, obs, rng):
         if opp_ranks & (1 << r) or n_naturals(obs.taken[nxt], r) > 0:
             return b3  # the other discard would feed an opposing meld: lock the pile
     return best
+
+
+@njit(cache=True, _nrt=False)
+def choose_redraw(prm, obs, rng):
+    """003 first-player redraw (strategies/basic_redraw.py): 1 throws the drawn card back and draws
+    again when it fits nothing in the hand (``redraw=1``, the default); 0 keeps it."""
+    if prm[P_REDRAW] == 0.0:
+        return 0
+    k = obs.pub[PUB_REDRAW_CARD]
+    return 0 if card_useful(obs, k, prm[P_BLACK3_LOCK] != 0.0) else 1

@@ -1,15 +1,18 @@
 """Generate ``strategies/_dispatch.py`` from :mod:`strategies.registry`.
 
-The engine calls ``choose_draw/choose_meld/choose_discard(sid, ...)``; the
+The engine calls ``choose_draw/choose_meld/choose_discard/choose_redraw(sid, ...)``; the
 generated switch on the integer strategy id is marked ``inline="always"`` so
 numba inlines each branch (as fast as passing the functions, compiled once,
 cached on disk, sweepable without recompiling; see docs/strategies.md).
+``choose_redraw`` (the first player's redraw of seed 003) is optional: a strategy that does
+not define it keeps the drawn card (the switch answers 0 for it).
 Run ``python -m strategies.build`` after adding a module to the registry;
 ``tests/test_strategies.py`` fails while the file is stale.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -22,9 +25,15 @@ from numba import njit
 '''
 
 
-def render(modules=MODULES, header: str = HEADER, extra=(), n_user: int = 0) -> str:
+#: optional strategy functions and the answer the switch gives for a strategy without one
+OPTIONAL = {"choose_redraw": "0"}
+
+
+def render(modules=MODULES, header: str = HEADER, extra=(), n_user: int = 0, user_modules=()) -> str:
     """The switch over the built-in ``modules`` (ids 0..) and ``n_user`` more strategies
-    bound to ``_s<id>`` by the ``extra`` lines (user strategies, :mod:`strategies.user`)."""
+    bound to ``_s<id>`` by the ``extra`` lines (user strategies, :mod:`strategies.user`;
+    ``user_modules`` are their module objects, read for the optional functions)."""
+    objs = [importlib.import_module(f"strategies.{m}") for m in modules] + list(user_modules)
     out = [header]
     for i, m in enumerate(modules):
         out.append(f"from strategies import {m} as _s{i}\n")
@@ -34,12 +43,14 @@ def render(modules=MODULES, header: str = HEADER, extra=(), n_user: int = 0) -> 
         ("choose_draw", "prm, obs, acts, n, rng"),
         ("choose_meld", "prm, obs, acts, n, rng"),
         ("choose_discard", "prm, obs, rng"),
+        ("choose_redraw", "prm, obs, rng"),
     ):
         out.append(f'\n\n@njit(cache=True, inline="always")\ndef {fn}(sid, {args}):\n')
-        for i in range(n):
-            kw = "if" if i == 0 else "elif"
+        ids = [i for i in range(n) if fn not in OPTIONAL or (i < len(objs) and hasattr(objs[i], fn))]
+        for j, i in enumerate(ids):
+            kw = "if" if j == 0 else "elif"
             out.append(f"    {kw} sid == {i}:\n        return _s{i}.{fn}({args})\n")
-        out.append("    return -1\n")
+        out.append(f"    return {OPTIONAL.get(fn, '-1')}\n")
     return "".join(out)
 
 

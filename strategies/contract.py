@@ -21,6 +21,9 @@ FUNCTIONS = {
     "choose_meld": ("prm", "obs", "acts", "n", "rng"),
     "choose_discard": ("prm", "obs", "rng"),
 }
+#: optional functions: checked when the module defines them (a strategy without ``choose_redraw``
+#: keeps the card it drew when the first-player redraw of seed 003 is offered)
+OPTIONAL_FUNCTIONS = {"choose_redraw": ("prm", "obs", "rng")}
 
 
 def _error(message: str):
@@ -38,7 +41,7 @@ def check_module(module, where: str) -> None:
     default within the range and a kind of :data:`strategies.PARAM_KINDS`; ``choose_draw``, ``choose_meld``,
     ``choose_discard``: numba functions (``@njit``) with the contract's
     arguments that compile for the engine's argument types and return an
-    integer.  ``DOC`` is optional (the module docstring's first line).
+    integer; the optional ``choose_redraw(prm, obs, rng)`` the same when present.  ``DOC`` is optional (the module docstring's first line).
 
     Raises
     ------
@@ -70,6 +73,9 @@ def check_module(module, where: str) -> None:
         _check_param(p, seen, where)
     for fn in FUNCTIONS:
         _check_function(module, fn, where)
+    for fn in OPTIONAL_FUNCTIONS:
+        if getattr(module, fn, None) is not None:
+            _check_function(module, fn, where)
 
 
 def _check_param(p, seen: set, where: str) -> None:
@@ -105,13 +111,14 @@ def _check_function(module, fn: str, where: str) -> None:
     f = getattr(module, fn, None)
     if f is None:
         raise _error(f"{where} defines no {fn}({', '.join(FUNCTIONS[fn])})")
+    want = FUNCTIONS.get(fn) or OPTIONAL_FUNCTIONS[fn]
     if not isinstance(f, Dispatcher):
         raise _error(f"{where}: {fn} is not a numba function; decorate it with @njit(cache=True, _nrt=False)")
     try:
         sig = inspect.signature(f.py_func)
-        sig.bind(*FUNCTIONS[fn])
+        sig.bind(*want)
     except TypeError:
-        raise _error(f"{where}: {fn} must take ({', '.join(FUNCTIONS[fn])})") from None
+        raise _error(f"{where}: {fn} must take ({', '.join(want)})") from None
     args = _arg_types()[fn]
     try:
         f.compile(args)
@@ -164,5 +171,6 @@ def _arg_types() -> dict:
             "choose_draw": (prm, to, acts, types.int64, rng),
             "choose_meld": (prm, to, acts, types.int64, rng),
             "choose_discard": (prm, to, rng),
+            "choose_redraw": (prm, to, rng),
         }
     return _ARG_TYPES

@@ -2,7 +2,8 @@
 
 Draw: uniform over stock and every legal way to take the pile.  Meld phase:
 at each step uniform over the legal meld actions and "stop".  Discard:
-uniform over the distinct kinds in hand that may be discarded (E13).  Still obeys every rule (the
+uniform over the distinct kinds in hand that may be discarded (E13).  The first player's redraw
+(003): a coin flip.  Still obeys every rule (the
 engine offers only legal actions).  No parameters.
 """
 
@@ -40,3 +41,8 @@ def choose_discard(prm, obs, rng):
                 return k
             j -= 1
     return -1
+
+
+@njit(cache=True, _nrt=False)
+def choose_redraw(prm, obs, rng):
+    return randbelow(rng, 2)  # 003 first-player redraw: a coin flip

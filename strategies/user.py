@@ -395,7 +395,7 @@ def _from_environment() -> None:
 
 
 def engine_dispatch():
-    """``(choose_draw, choose_meld, choose_discard)`` switches for the engine; called once,
+    """``(choose_draw, choose_meld, choose_discard, choose_redraw)`` switches for the engine; called once,
     when :mod:`tranca_sim.engine.deal` is imported.
 
     Without user strategies: those of ``strategies/_dispatch.py``.  With
@@ -416,7 +416,7 @@ def engine_dispatch():
         from strategies import _dispatch as d
     else:
         d = _user_dispatch(_frozen)
-    return d.choose_draw, d.choose_meld, d.choose_discard
+    return d.choose_draw, d.choose_meld, d.choose_discard, d.choose_redraw
 
 
 def selection_hash(sources) -> str:
@@ -439,7 +439,8 @@ def render(sources) -> str:
         "from numba import njit\n\nfrom strategies.user import module_for\n"
     )
     extra = [f'_s{len(MODULES) + i} = module_for("{s.module}")\n' for i, s in enumerate(sources)]
-    return render_builtin(MODULES, header=header, extra=extra, n_user=len(sources))
+    mods = [sys.modules[s.module] for s in sources]
+    return render_builtin(MODULES, header=header, extra=extra, n_user=len(sources), user_modules=mods)
 
 
 def _user_dispatch(sources):

@@ -43,7 +43,6 @@ NOT_PLAYABLE = {
     "partnerships": "only partnerships are accepted by Rules.validate in this version (solo planned)",
     "meld_sets": "the played presets need same-rank melds (runs only, as in buraco, is planned)",
     "stock_out": "stock_out=1 is refused by Rules.validate in this version (planned)",
-    "first_player_redraw": "refused by Rules.validate in this version (planned)",
 }
 
 #: numbers and tables: another legal value (keyed by the preset's value when it matters)
@@ -93,6 +92,8 @@ def em_cima_bonus(rules: Rules) -> int:
 
 def dead(rules: Rules, option: str) -> str | None:
     """Why flipping ``option`` cannot change play under ``rules`` (None: it must)."""
+    if not rules.meld_runs and option in ("several_runs_per_suit", "run_wild_moves"):
+        return "no runs are melded in this rule set, so the run switches have nothing to act on (E19, E21)"
     if rules.pile_closed and option == "rediscard_one_card_pile":
         return "a closed pile's top card is melded at once, so no card taken from it can be thrown back (E13)"
     if rules.pile_closed and rules.threes_special and option == "lock_by_black3":

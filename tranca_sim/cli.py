@@ -686,12 +686,20 @@ def _cmd_report(a) -> None:
 
 
 def _cmd_presets(a) -> None:
-    from .rules import PLANNED_PRESETS, PRESETS
+    from .rules import PLANNED_PRESETS, PRESET_SOURCES, PRESETS, differences
 
-    w = max(len(n) for n in PRESETS)
+    def text(v) -> str:
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
     for name, rules in PRESETS.items():
-        print(f"{name.ljust(w)}  {rules.description}")
+        print(f"{name}  (source: {PRESET_SOURCES.get(name, 'not recorded')})")
+        print(f"    {rules.description}")
+        diff = differences(rules)
+        if name != "tranca":
+            opts = " ".join(f"{k}={text(v)}" for k, v in diff) or "none"
+            print(f"    differs from tranca: {opts}")
     print(f"\nplanned (not played yet): {', '.join(PLANNED_PRESETS)}")
+    print("any option can be changed with --rule OPTION=VALUE (docs/rules.md section 2)")
 
 
 def _cmd_strategies(a) -> None:

@@ -142,7 +142,7 @@ def format_deal(log: dict) -> str:
             shown = False
             continue
         seat = a["seat"]
-        late = act in ("meld", "extend", "black3", "discard", "go_out", "morto")
+        late = act in ("meld", "extend", "replace_wild", "black3", "discard", "go_out", "morto")
         if not shown and late and not capture:
             out.append(drawn)
             shown = True
@@ -166,7 +166,7 @@ def format_deal(log: dict) -> str:
             n = table.n_hand(seat)
             out.append(f"    hand after the capture and its meld ({n}): {cards_text(_hand(table, seat))}")
             shown = True
-        elif act in ("draw", "red3") and not shown:
+        elif act in ("draw", "red3", "redraw") and not shown:
             drawn = f"    hand after the draw ({table.n_hand(seat)}): {cards_text(_hand(table, seat))}"
     out.append("")
     out.extend(_final_table(log, table))
@@ -192,6 +192,8 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
         if owed:
             return f"draws {a['card']} to replace the red 3 {owed.pop(0)}"
         return f"draws {a['card']}"
+    if act == "redraw":
+        return f"throws {a['card']} back on the pile to draw again (first-player redraw, 003)"
     if act == "take_pile":
         return f"takes the pile: {a['n']} card{'s' * (a['n'] != 1)}, top {a['top']}"
     if act == "meld":
@@ -201,6 +203,9 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
         m = table.melds[seat % 2][a["meld"]]
         at = f" ({a['end']} end)" if "end" in a else ""
         return f"adds {a['card']} to side {side} meld {a['meld']}{at} -> {meld_text(m)}"
+    if act == "replace_wild":
+        m = table.melds[seat % 2][a["meld"]]
+        return f"lays {a['card']} in place of the wild of side {side} meld {a['meld']}, the wild moves to the {a['end']} end -> {meld_text(m)}"
     if act == "black3":
         return f"lays the black-3 set {' '.join(a['cards'])} to go out"
     if act == "morto":

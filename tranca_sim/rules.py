@@ -53,6 +53,8 @@ R_N_PARTNERS = 29
 R_REDISCARD = 30  # 1: the card taken from a one-card open pile may be discarded again that turn
 # slots 31..47 are reserved for the options of issue 8 (runs-only, special canastas, solo players,
 # matches); unused slots stay 0
+R_SEVERAL_RUNS = 34  # 1: a side may hold several runs of one suit (E19); 0: one run a suit
+R_RUN_WILD_MOVES = 35  # 1: the natural of a wild's place in a run replaces it, the wild moves to an end (E21)
 R_VALUES = 48  # R_VALUES + kind -> card value in points
 R_LEN = R_VALUES + N_KINDS + 1
 
@@ -129,6 +131,8 @@ class Rules:
     first_player_redraw: bool = False  # 003; VARIANTS decision 13
     indirect_morto_void: bool = False  # 002 "Detalle"; VARIANTS decision 9
     several_melds_per_rank: bool = True  # VARIANTS decision 5
+    several_runs_per_suit: bool = True  # E19: several runs of one suit for a side (with meld_runs)
+    run_wild_moves: bool = False  # E18 (off): a wild keeps its place in a run; on: E21
     mortos_face_up: bool = False  # 000 variation "Tranca Aberta"
     card_values: str = "000"  # VARIANTS "Card values"
     match_target: int = 3000  # 000 Objective; VARIANTS decision 15
@@ -176,10 +180,6 @@ class Rules:
             )
         if self.n_jokers and self.card_values == "003":
             raise RulesError(f"{self.name}: the 003 card values have no joker value; use n_jokers=0")
-        if self.first_player_redraw:
-            raise RulesError(
-                f"{self.name}: the first-player redraw (003) is not played by this engine version yet"
-            )
         return self
 
     def replace(self, **changes) -> Rules:
@@ -238,6 +238,8 @@ class Rules:
         a[R_FIRST_REDRAW] = self.first_player_redraw
         a[R_INDIRECT_VOID] = self.indirect_morto_void
         a[R_SEVERAL_PER_RANK] = self.several_melds_per_rank
+        a[R_SEVERAL_RUNS] = self.several_runs_per_suit
+        a[R_RUN_WILD_MOVES] = self.run_wild_moves
         a[R_MORTOS_FACE_UP] = self.mortos_face_up
         a[R_MAX_TURNS] = self.max_turns
         for k in range(N_KINDS):
@@ -274,14 +276,52 @@ PRESETS: dict[str, Rules] = {
             "runs from 4 to the high ace, 3s special (E16)."
         ),
     ),
+    "tranca-sp": dataclasses.replace(
+        TRANCA,
+        name="tranca-sp",
+        n_jokers=0,  # 003 Convenções: "Não tem curingão (Joker)"
+        meld_runs=True,  # 003: runs "do mesmo naipe" and "Pode trinca (lavadeira)"
+        max_wilds=1,  # VARIANTS Presets (002/003/004: one wild a meld)
+        lock_by_wild=False,  # 003 "3 preto": only a black 3 "tranca" the pile
+        black3_on_going_out=False,  # 003 "3 preto": black 3s "não podem ser utilizados em jogos"
+        go_out_needs_clean=True,  # VARIANTS 10: 003's later, specific rule
+        em_cima=False,  # VARIANTS 11: em cima is 000's
+        turn_up_first_discard=False,  # 003 O jogo; VARIANTS 13: the first discard starts the pile
+        first_player_redraw=True,  # 003 O jogo; VARIANTS 13; E20
+        card_values="003",  # 003 Valor em pontos: 10 a card
+        description=(
+            "Tranca of seed 003 (Sao Paulo conventions): runs and same-rank melds, no jokers, one wild a "
+            "meld, pile locked by a black 3 only, clean canasta to go out, 10 points a card, the first "
+            "player may throw back the first card drawn and draw again."
+        ),
+    ),
 }
+
+#: each preset's source: the seed file and the VARIANTS.md items that settle it (docs/rules.md section 4)
+PRESET_SOURCES: dict[str, str] = {
+    "tranca": "000_95ec226e9cdd732e.txt; VARIANTS Presets",
+    "tranca-aberta": "000_95ec226e9cdd732e.txt Common Variations 'Tranca Aberta'; VARIANTS Presets",
+    "tranca-paulista": "000_95ec226e9cdd732e.txt Common Variations 'Tranca Paulista'; VARIANTS Presets",
+    "tranca-carioca": "000_95ec226e9cdd732e.txt Common Variations 'Tranca Carioca'; VARIANTS Presets, 1, 6",
+    "tranca-sp": "003_16d360cb3b2c0dc5.txt; VARIANTS Presets, 10, 11, 13, 14",
+}
+
+
+def differences(rules: Rules, base: Rules = TRANCA) -> list[tuple[str, object]]:
+    """``[(option, value), ...]``: the rule options of ``rules`` that differ from ``base`` (the
+    ``tranca`` preset by default), in field order; ``name`` and ``description`` left out."""
+    return [
+        (f.name, getattr(rules, f.name))
+        for f in dataclasses.fields(rules)
+        if f.name not in ("name", "description") and getattr(rules, f.name) != getattr(base, f.name)
+    ]
+
 
 #: presets of VARIANTS.md that later engine versions will play
 PLANNED_PRESETS = (
     "tranca-2p",
     "tranca-3p",
     "tranca-br",
-    "tranca-sp",
     "buraco",
     "buraco-fechado",
 )

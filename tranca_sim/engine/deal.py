@@ -17,6 +17,7 @@ from numba import njit
 from strategies.user import engine_dispatch
 
 from ..rules import (
+    R_FIRST_REDRAW,
     R_HAND_SIZE,
     R_MAX_TURNS,
     R_MELD_RUNS,
@@ -40,6 +41,7 @@ from .melds import (
 from .obs import (
     A_RUN_EXT,
     A_RUN_NEW,
+    A_RUN_SWAP,
     A_STOCK,
     PUB_CAN_EMPTY,
     PUB_CANASTAS,
@@ -53,6 +55,8 @@ from .obs import (
     PUB_PILE_N,
     PUB_PILE_TOP,
     PUB_RED3,
+    PUB_REDRAW_CARD,
+    PUB_REDRAWN,
     PUB_SEAT,
     PUB_SIDE,
     PUB_STOCK_N,
@@ -77,6 +81,7 @@ from .state import (
     SC_OUT_SEAT,
     SC_OVER,
     SC_PILE_N,
+    SC_REDRAWN,
     SC_SEAT,
     SC_STOCK_PTR,
     SC_TURN,
@@ -107,11 +112,13 @@ from .turn import (
     legal_discard,
     no_discard_kind,
     place_red3s,
+    redraw,
+    redraw_card,
     take_pile,
 )
 
 # before any kernel of this module is defined: may move numba's cache (strategies/user.py)
-choose_draw, choose_meld, choose_discard = engine_dispatch()
+choose_draw, choose_meld, choose_discard, choose_redraw = engine_dispatch()
 
 
 @njit(cache=True, _nrt=False)
@@ -189,6 +196,8 @@ def fill_pub(st, rp, seat, pub):
     pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
     pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
     pub[PUB_NO_DISCARD] = no_discard_kind(st, seat)
+    pub[PUB_REDRAW_CARD] = -1
+    pub[PUB_REDRAWN] = st.sc[SC_REDRAWN] - 1
     for s in range(4):
         pub[PUB_HAND_N + s] = st.se[s, SE_HAND_N]
     for sd in range(2):
@@ -210,6 +219,24 @@ def _obs(st, rp, seat, pub, hidden):
 def _check(st, rp, pack, check):
     if check:
         st.sc[SC_ERRORS] += count_errors(st, rp, pack)
+
+
+@njit(cache=True, _nrt=False)
+def _first_redraw(st, rp, seat, sid, prm, rng, pub, hidden):
+    """003 (``first_player_redraw``, VARIANTS 13, E20): the first player, on the deal's first turn,
+    after drawing from the stock, may throw the drawn card on the pile and draw once more.  The
+    strategy decides (``choose_redraw``: 1 throw back and draw again, 0 keep; any other answer is
+    counted as illegal and keeps the card)."""
+    k = redraw_card(st, seat)
+    if k < 0:
+        return
+    obs = _obs(st, rp, seat, pub, hidden)
+    pub[PUB_REDRAW_CARD] = k
+    c = choose_redraw(sid, prm, obs, rng)
+    if c == 1:
+        redraw(st, rp, seat, k)
+    elif c != 0:
+        st.se[seat, SE_ILLEGAL] += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -236,6 +263,8 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     if act_type(a) == A_STOCK:
         draw_stock(st, seat)
         place_red3s(st, rp, seat)
+        if rp[R_FIRST_REDRAW] != 0 and st.sc[SC_TURN] == 0:
+            _first_redraw(st, rp, seat, sid, prm, rng, pub, hidden)
     else:
         take_pile(st, rp, seat, act_type(a), act_x(a), act_y(a))
         if after_meld(st, rp, seat):
@@ -257,7 +286,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
             break
         a = acts[i]
         t = act_type(a)
-        if t == A_RUN_NEW or t == A_RUN_EXT:
+        if t == A_RUN_NEW or t == A_RUN_EXT or t == A_RUN_SWAP:
             apply_run_action(st, rp, seat, t, act_x(a), act_y(a))
         else:
             apply_meld_action(st, rp, seat, t, act_x(a), act_y(a))

@@ -39,6 +39,8 @@ from .state import (
     EV_NEW_MELD,
     EV_NEW_RUN,
     EV_RED3,
+    EV_REDRAW,
+    EV_RUN_SWAP,
     EV_TAKE_PILE,
     EV_TURN,
     EV_TURN_UP,
@@ -81,6 +83,8 @@ def decode(records: np.ndarray) -> list[dict]:
             out.append({**base, "act": "red3", "card": to_str(a)})
         elif code == EV_DRAW:
             out.append({**base, "act": "draw", "card": to_str(a)})
+        elif code == EV_REDRAW:
+            out.append({**base, "act": "redraw", "card": to_str(a)})
         elif code == EV_TAKE_PILE:
             out.append({**base, "act": "take_pile", "top": to_str(a), "n": b})
         elif code in (EV_NEW_MELD, EV_BLACK3, EV_NEW_RUN):
@@ -98,6 +102,9 @@ def decode(records: np.ndarray) -> list[dict]:
         elif code == EV_EXTEND_RUN:
             end = "high" if b >= 64 else "low"
             out.append({**base, "act": "extend", "meld": a, "card": to_str(b % 64), "end": end})
+        elif code == EV_RUN_SWAP:
+            end = "high" if b >= 64 else "low"
+            out.append({**base, "act": "replace_wild", "meld": a, "card": to_str(b % 64), "end": end})
         elif code == EV_MORTO:
             out.append({**base, "act": "morto", "direct": bool(a)})
         elif code == EV_DISCARD:

@@ -50,6 +50,8 @@ PUB_N_MELDS = 24  # + side
 PUB_MELDED_NOW = 27  # 1 if the player has melded this turn
 PUB_NO_DISCARD = 28  # kind the player may not discard this turn (E13: just taken from a one-card pile), -1
 # 29..39 are reserved for the facts of issue 8 (match score, first-meld minimum, first-turn redraw)
+PUB_REDRAW_CARD = 34  # first_player_redraw (003): the card the player may throw back now, -1 if none
+PUB_REDRAWN = 35  # kind the first player threw back with the redraw this deal (bottom of the pile), -1
 PUB_LEN = 40
 
 # ---- action types -------------------------------------------------------------
@@ -65,6 +67,9 @@ A_CAP_OPEN = 7  # take an open pile (no meld needed; Buraco aberto)
 A_RUN_NEW = 8  # new same-suit run of 3: x = suit * 16 + low position, y = RUN_* variant
 A_RUN_EXT = 9  # one card onto an end of the side's run x: y = end * 4 + C_* card class
 A_CAP_RUN = 10  # take the pile, top card in a new run of 3: x = suit * 16 + low position, y = RUN_* variant
+#               (a wild on top, lock_by_wild off: y = 1 + 2 * offset + j, the wild at low + offset, E15)
+A_RUN_SWAP = 11  # run_wild_moves (E21): x = run row, y = 2 * p + end: the natural of the wild's position p
+#               laid there, the wild moved to the low (0) or high (1) end
 
 NEW_3NAT = 0  # three naturals
 NEW_TWO = 1  # two naturals and a 2 as wild

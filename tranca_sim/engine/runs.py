@@ -21,7 +21,10 @@ Decisions (docs/rules.md section 5):
 - E18: a wild keeps the position it stands for; it is never moved, so the natural of that
   position cannot join that run (004 "stands for the missing card"; 002 "pudiendo
   subsistir cualquier carta").  Runs grow only at their ends.
-- E19: several runs of one suit may lie on a side's table (two decks; VARIANTS 5).
+- E19: several runs of one suit may lie on a side's table (two decks; VARIANTS 5); switch
+  ``several_runs_per_suit``.  E18's alternative (the wild moves, ``run_wild_moves``, E21) and a
+  wild on top of an unlocked closed pile taken onto a run (E15) are in
+  :mod:`tranca_sim.engine.run_options`.
 
 Actions (:mod:`tranca_sim.engine.obs`): ``A_RUN_NEW`` lays three cards, ``A_RUN_EXT`` one card
 at an end; a longer run is a new run and extensions in the same turn.  A closed pile is taken
@@ -33,7 +36,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..rules import R_MAX_WILDS, R_MELD_RUNS, R_MIN_NATURALS, R_PILE_CLOSED, R_THREES_SPECIAL
+from ..rules import (
+    R_MAX_WILDS,
+    R_MELD_RUNS,
+    R_MIN_NATURALS,
+    R_PILE_CLOSED,
+    R_RUN_WILD_MOVES,
+    R_THREES_SPECIAL,
+)
 from .cards import JOKER
 from .melds import (
     _empty_ok_after_ext,
@@ -51,7 +61,26 @@ from .melds import (
     n_twos,
     open_meld,
 )
-from .obs import A_CAP_EXT, A_CAP_RUN, A_RUN_EXT, A_RUN_NEW, C_JOKER, C_NAT, C_TWO, END_HIGH, END_LOW, act
+from .obs import (
+    A_CAP_EXT,
+    A_CAP_RUN,
+    A_RUN_EXT,
+    A_RUN_NEW,
+    A_RUN_SWAP,
+    C_JOKER,
+    C_NAT,
+    C_TWO,
+    END_HIGH,
+    END_LOW,
+    act,
+)
+from .run_options import (
+    apply_run_swap,
+    list_run_swaps,
+    list_wild_run_captures,
+    may_open_run,
+    wild_top_onto_run,
+)
 from .state import (
     EV_CARD,
     EV_EXTEND_RUN,
@@ -125,6 +154,8 @@ def list_run_actions(st, rp, seat, acts, n):
     if _keep_ok(hn - 3, can_empty(st, rp, side)) and _room(st, side):
         wild_ok = maxw >= 1 and minn <= 2
         for s in range(4):
+            if not may_open_run(st, rp, side, s):
+                continue
             for p in range(lo_min, 13):
                 h0 = hand[pos_kind(s, p)] > 0
                 h1 = hand[pos_kind(s, p + 1)] > 0
@@ -165,6 +196,8 @@ def list_run_actions(st, rp, seat, acts, n):
                 if jk > 0:
                     acts[n] = act(A_RUN_EXT, m, end * 4 + C_JOKER)
                     n += 1
+    if rp[R_RUN_WILD_MOVES] != 0:
+        n = list_run_swaps(st, rp, seat, acts, n)
     return n
 
 
@@ -177,7 +210,7 @@ def run_capture_top(st, rp):
         return -1
     t = st.pile[pn - 1]
     if is_wild(t):
-        return -1  # E15 wild on top: captured onto sets only (docs/rules.md E19)
+        return -1  # a wild on top (E15) is listed by run_options.list_wild_run_captures
     if rp[R_THREES_SPECIAL] != 0 and (is_red3(t) or is_black3(t)):
         return -1
     return t
@@ -190,6 +223,9 @@ def list_run_captures(st, rp, seat, acts, n):
     The top card onto an end of one of the side's runs of its suit (``A_CAP_EXT``, y = end),
     or in a new run of three with two cards of the hand (``A_CAP_RUN``): two naturals, or one
     natural and a wild at the missing position (000 Gameplay 3, VARIANTS 4; E10, E17)."""
+    pn = st.sc[SC_PILE_N]
+    if rp[R_PILE_CLOSED] != 0 and pn > 0 and is_wild(st.pile[pn - 1]) and not locked(st, rp):
+        return list_wild_run_captures(st, rp, seat, acts, n, st.pile[pn - 1])  # E15 on runs
     t = run_capture_top(st, rp)
     if t < 0:
         return n
@@ -213,7 +249,9 @@ def list_run_captures(st, rp, seat, acts, n):
             if high_fit:
                 acts[n] = act(A_CAP_EXT, m, END_HIGH)
                 n += 1
-    if not _keep_ok(after - 2, can_empty(st, rp, side)) or not _room(st, side):
+    if not _keep_ok(after - 2, can_empty(st, rp, side)) or not may_open_run(st, rp, side, s):
+        return n
+    if not _room(st, side):
         return n
     wild_ok = rp[R_MAX_WILDS] >= 1 and rp[R_MIN_NATURALS] <= 2
     jk = hand[JOKER]
@@ -327,6 +365,8 @@ def _fill_run(st, seat, side, m, s, p, y, skip):
 @njit(cache=True, _nrt=False)
 def apply_run_action(st, rp, seat, a_type, x, y):
     """Lay the run action (type, x, y) for ``seat``; returns the meld row used."""
+    if a_type == A_RUN_SWAP:
+        return apply_run_swap(st, rp, seat, x, y)
     side = seat & 1
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_RUN_NEW:
@@ -364,7 +404,10 @@ def apply_run_action(st, rp, seat, a_type, x, y):
 @njit(cache=True, _nrt=False)
 def run_top_card(st, rp, seat, a_type, x, y, t):
     """Meld the taken pile's top card ``t`` into a run: onto an end of run ``x``
-    (``A_CAP_EXT``, y = end) or in a new run (``A_CAP_RUN``) with two cards of the hand."""
+    (``A_CAP_EXT``, y = end) or in a new run (``A_CAP_RUN``) with two cards of the hand; a wild
+    top card (``lock_by_wild`` off) is melded as a wild (:func:`~.run_options.wild_top_onto_run`)."""
+    if is_wild(t):
+        return wild_top_onto_run(st, rp, seat, a_type, x, y, t)
     side = seat & 1
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_CAP_EXT:
@@ -466,6 +509,6 @@ def list_melds(st, rp, seat, acts):
 @njit(cache=True, _nrt=False)
 def apply_meld(st, rp, seat, a_type, x, y):
     """Lay a meld-phase action of either kind; returns the meld row used."""
-    if a_type == A_RUN_NEW or a_type == A_RUN_EXT:
+    if a_type == A_RUN_NEW or a_type == A_RUN_EXT or a_type == A_RUN_SWAP:
         return apply_run_action(st, rp, seat, a_type, x, y)
     return apply_meld_action(st, rp, seat, a_type, x, y)

@@ -57,6 +57,7 @@ SC_MELD_FULL = 10  # new melds refused because a side had MAXM rows
 SC_LOG_ON = 12  # 1 while the action log records, 2 if it overflowed
 SC_LOG_N = 13  # ints used in ``log``
 SC_NO_DISCARD = 14  # 1 + kind of the card taken from a one-card open pile this turn (E13), 0 if none
+SC_REDRAWN = 15  # 1 + kind the first player threw back with the redraw (003, first_player_redraw), 0 if none
 SC_LEN = 16
 
 # ---- action log: records of LOG_W ints (code, turn, seat, a, b) -----------
@@ -78,6 +79,10 @@ EV_GO_OUT = 13  # a = em cima
 EV_END = 14  # a = END_* reason, b = seat that went out
 EV_NEW_RUN = 15  # a = meld row, b = cards; followed by b EV_CARD records in position order, low first
 EV_EXTEND_RUN = 16  # a = meld row, b = card + 64 * end (0 low end, 1 high end)
+EV_RUN_SWAP = (
+    18  # a = run row, b = card + 64 * end: the natural replaces the wild, which moves to that end (E21)
+)
+EV_REDRAW = 17  # a = card the first player throws on the pile to draw again (003); an EV_DRAW follows
 
 END_NONE = 0
 END_WENT_OUT = 1  # bater

@@ -49,6 +49,7 @@ from .state import (
     EV_GO_OUT,
     EV_MORTO,
     EV_RED3,
+    EV_REDRAW,
     EV_TAKE_PILE,
     MH_N,
     MH_RANK,
@@ -65,6 +66,7 @@ from .state import (
     SC_OUT_SEAT,
     SC_OVER,
     SC_PILE_N,
+    SC_REDRAWN,
     SC_STOCK_PTR,
     SC_TURN,
     SE_HAND_N,
@@ -122,6 +124,33 @@ def place_red3s(st, rp, seat):
         placed += 1
         log_event(st, EV_RED3, seat, k, 0)
         draw_stock(st, seat)
+
+
+@njit(cache=True, _nrt=False)
+def redraw_card(st, seat):
+    """The card the first player may throw back with the redraw (003, ``first_player_redraw``): the
+    last card drawn from the stock (after red-3 replacements), if it is in the hand and the stock
+    still has a card to draw instead; else -1.  The caller checks the rule and the first turn."""
+    p = st.sc[SC_STOCK_PTR]
+    if p == 0 or p >= st.sc[SC_DECK_N] or st.sc[SC_REDRAWN] != 0:
+        return -1
+    k = st.deck[p - 1]
+    return k if st.hand[seat, k] > 0 else -1
+
+
+@njit(cache=True, _nrt=False)
+def redraw(st, rp, seat, k):
+    """003 O jogo (VARIANTS 13, E20): the first player throws the drawn card ``k`` on the pile,
+    where it starts the pile ("lixo") and stays, and draws once more from the stock; red 3s drawn
+    are laid and replaced as usual.  The thrown card locks nothing: the player has drawn already."""
+    st.hand[seat, k] -= 1
+    st.se[seat, SE_HAND_N] -= 1
+    st.pile[st.sc[SC_PILE_N]] = k
+    st.sc[SC_PILE_N] += 1
+    st.sc[SC_REDRAWN] = k + 1
+    log_event(st, EV_REDRAW, seat, k, 0)
+    draw_stock(st, seat)
+    place_red3s(st, rp, seat)
 
 
 @njit(cache=True, _nrt=False)

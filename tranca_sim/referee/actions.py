@@ -52,6 +52,12 @@ class _Replay(_Table):
             return self.red3_act(a)
         if act == "draw":
             return self.draw(a)
+        if self.phase == "redraw":
+            raise _Foul(
+                "redraw",
+                f"{act} after the redraw: the first player threw the drawn card on the pile and now draws a "
+                "second card from the stock (003 O jogo, VARIANTS 13, E20)",
+            )
         # every other action: red 3s laid and replaced first (000 Gameplay 5, VARIANTS 7, E4)
         if self.r.threes_special:
             if act == "discard" and _red3(a["card"]):
@@ -165,6 +171,8 @@ class _Replay(_Table):
         self.pending_empty = None
         self.black3_committed = False
         self.no_discard = None
+        self.drawn = None
+        self.drew_stock = False
         side = self.seat % 2
         if self.void_seat[side] == self.seat:
             self.void_seat[side] = None  # the indirectly taken morto is now in play
@@ -192,7 +200,7 @@ class _Replay(_Table):
         if self.repl_owed:
             kind = "replacement of a red 3"
         else:
-            if self.phase != "start":
+            if self.phase not in ("start", "redraw"):
                 why = "after the discard" if self.phase == "discarded" else "after the draw"
                 raise _Foul("double_draw", f"a second draw {why}: a turn has one draw (000 Gameplay 1-2)")
             if self.r.threes_special:
@@ -209,10 +217,39 @@ class _Replay(_Table):
         if self.stock[0] != c:
             raise _Foul("wrong_card", f"{kind} of {c}, but the top of the stock is {self.stock[0]}")
         self.hands[seat][self.stock.pop(0)] += 1
+        self.drawn = c
+        self.drew_stock = True
         if self.repl_owed:
             self.repl_owed -= 1
         else:
             self.phase = "play"
+
+    def act_redraw(self, a: dict) -> None:
+        """003 O jogo (VARIANTS 13, E20): the first player, on the deal's first turn only, may throw
+        the card drawn from the stock on the pile ("lixo"), where it stays, and draw a second card
+        from the stock, before melding anything."""
+        c, seat = a["card"], self.seat
+        src = "(003 O jogo, VARIANTS 13, E20)"
+        if not self.r.first_player_redraw:
+            raise _Foul("redraw", f"the first-player redraw is not played in this rule set {src}")
+        if self.turn != 0 or seat != self.first_seat:
+            raise _Foul("redraw", f"only the first player, on the deal's first turn, may redraw {src}")
+        if self.redrawn:
+            raise _Foul("redraw", f"the redraw is used once: the second card is kept {src}")
+        if self.phase != "play" or not self.drew_stock:
+            raise _Foul(
+                "redraw", f"the redraw throws back a card drawn from the stock, right after the draw {src}"
+            )
+        if self.first_meld_turn[seat] is not None:
+            raise _Foul("redraw", f"the redraw comes before any meld of the turn {src}")
+        if c != self.drawn:
+            raise _Foul("redraw", f"{c} thrown back, but the card drawn is {self.drawn} {src}")
+        if not self.stock:
+            raise _Foul("redraw", f"the stock is empty: no second card to draw {src}")
+        self.take_from_hand(seat, [c])
+        self.pile.append(c)
+        self.redrawn = True
+        self.phase = "redraw"
 
     def act_take_pile(self, a: dict) -> None:
         seat = self.seat
@@ -322,6 +359,16 @@ class _Replay(_Table):
                 f"side {SIDES[side]} already has a meld of {chk.rank}s: one meld per rank in this rule set "
                 "(VARIANTS 5)",
             )
+        if (
+            chk.kind == "run"
+            and not self.r.several_runs_per_suit
+            and any(m.kind == "run" and m.suit == chk.suit for m in self.melds[side])
+        ):
+            raise _Foul(
+                "illegal_meld",
+                f"side {SIDES[side]} already has a run of {chk.suit}: one run a suit in this rule set "
+                "(several_runs_per_suit off, E19)",
+            )
         self.take_from_hand(seat, cards)
         if chk.kind == "run":
             self.melds[side].append(_Meld("run", None, list(cards), suit=chk.suit, low=chk.low))
@@ -401,6 +448,33 @@ class _Replay(_Table):
             raise _Foul(code, f"{c} onto meld {i} ({' '.join(m.cards)}): {chk.reason}")
         self.take_from_hand(seat, [c])
         m.cards.append(c)
+        self.after_meld(seat)
+
+    def act_replace_wild(self, a: dict) -> None:
+        """E21 (``run_wild_moves``): the natural of the place a wild stands for in one of the side's
+        runs is laid there, and the wild moves to the run's ``end``."""
+        seat, side = self.seat, self.seat % 2
+        if self.phase in ("start", "discarded"):
+            raise _Foul(
+                "sequence",
+                "replace_wild outside the meld phase: a turn is draw, meld, discard (000 Gameplay 1)",
+            )
+        if not self.r.run_wild_moves:
+            raise _Foul(
+                "illegal_meld",
+                "a wild in a run keeps its place: it is never moved (E18; switch run_wild_moves off)",
+            )
+        i, c, end = a["meld"], a["card"], a.get("end")
+        if not 0 <= i < len(self.melds[side]) or self.melds[side][i].kind != "run":
+            raise _Foul("illegal_meld", f"replace_wild: side {SIDES[side]} has no run {i}")
+        m = self.melds[side][i]
+        cards, why = self.wild_replaced(m, c, end)
+        if why is not None:
+            raise _Foul("illegal_meld", f"{c} for a wild of run {i} ({' '.join(m.cards)}): {why}")
+        self.take_from_hand(seat, [c])
+        m.cards = cards
+        if end == "low":
+            m.low -= 1
         self.after_meld(seat)
 
     def after_meld(self, seat: int) -> None:

@@ -48,6 +48,8 @@ _ACT_FIELDS = {
     "turn": {},
     "red3": {"card": "card"},
     "draw": {"card": "card"},
+    "redraw": {"card": "card"},
+    "replace_wild": {"meld": "int", "card": "card"},
     "take_pile": {"top": "card", "n": "int"},
     "meld": {"meld": "int", "cards": "cards"},
     "extend": {"meld": "int", "card": "card"},

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..rules import Rules
 from .cards import SIDES, _black3, _pack, _rank, _red3, _wild
 from .questions import _meld_check, score_side
-from .runs import _limits_reason, layout_at
+from .runs import _limits_reason, layout_at, lowest_position, pos_card
 
 
 class _Foul(Exception):
@@ -68,6 +68,9 @@ class _Table:
         self.pending_empty: str | None = None  # "meld" | "discard": hand emptied, morto or go_out next
         self.black3_committed = False
         self.no_discard: str | None = None  # E13: the card taken from a one-card open pile this turn
+        self.drawn: str | None = None  # the last card drawn from the stock this turn (003 redraw)
+        self.drew_stock = False  # this turn's draw was from the stock
+        self.redrawn = False  # the first player used the 003 redraw
         self.end_reason: str | None = None
         self.out_seat: int | None = None
         self.em_cima = False
@@ -206,7 +209,7 @@ class _Table:
                 if a == b and self.hands[seat][a] < 2:
                     continue
                 chk, _ = _meld_check([t, a, b], self.r, False, run=None)
-                if chk.legal and chk.kind == "run" and not _wild(t):
+                if chk.legal and chk.kind == "run" and not _wild(t) and self.may_open_run(side, chk.suit):
                     return True
         return False
 
@@ -226,6 +229,31 @@ class _Table:
         why = _limits_reason(lay, self.r)
         return cards, why
 
+    def wild_replaced(self, m: _Meld, c: str, end: str | None) -> tuple[list[str], str | None]:
+        """Run ``m`` with the natural ``c`` laid at the place a wild stands for and that wild moved
+        to ``end`` (E21, ``run_wild_moves``): the new card list and None, or why not."""
+        if end not in ("low", "high"):
+            return m.cards, 'the wild moves to an end: "end" must be "low" or "high"'
+        lay = layout_at(m.cards, m.suit, m.low)
+        if lay is None:
+            return m.cards, "not a run"
+        at = [p for p in lay.wild_at if pos_card(m.suit, p) == c]
+        if not at:
+            return m.cards, f"no wild of this run stands for {c} (E21)"
+        p = at[0]
+        j = p - m.low
+        wild = m.cards[j]
+        cards = list(m.cards)
+        cards[j] = c
+        q = m.low - 1 if end == "low" else m.low + len(m.cards)
+        if q == 2 or q < lowest_position(self.r) or q > 14:
+            return m.cards, f"the wild cannot move to the {end} end of this run (E16, E21)"
+        cards = [wild] + cards if end == "low" else cards + [wild]
+        new = layout_at(cards, m.suit, q if end == "low" else m.low)
+        if new is None:
+            return m.cards, "the moved wild leaves no run (E21)"
+        return cards, _limits_reason(new, self.r)
+
     def _empty_ok_with(self, side: int, melds: list[list[str]]) -> bool:
         """Could the side empty a hand if its melds were ``melds`` (VARIANTS 10, E6)?"""
         if self.morto_state[side] == "waiting":
@@ -239,8 +267,11 @@ class _Table:
     def _wild_capture_possible(self, seat: int, t: str, after: int) -> bool:
         """A wild on top that does not lock (``lock_by_wild`` off) is taken by melding it as a wild
         onto a side set below the wild limit, or with two naturals of one rank from the hand
-        (000 Gameplay 3, 7; VARIANTS 2, 4; E15)."""
+        (000 Gameplay 3, 7; VARIANTS 2, 4; E15); where runs are played also onto an end of a side
+        run below the wild limit, or in a new run of three with two naturals of one suit."""
         side = seat % 2
+        if self.r.meld_runs and self._wild_run_capture_possible(seat, t, after):
+            return True
         sets = [m for m in self.melds[side] if m.kind == "set"]
         for m in sets:
             if not _meld_check(m.cards + [t], self.r, False)[0].legal:
@@ -258,6 +289,39 @@ class _Table:
             if _meld_check([t] + nats, self.r, False)[0].legal:
                 return True
         return False
+
+    def _wild_run_capture_possible(self, seat: int, t: str, after: int) -> bool:
+        side = seat % 2
+        for m in self.melds[side]:
+            if m.kind != "run" or m.wilds >= self.r.max_wilds:
+                continue
+            for end in ("low", "high"):
+                q = m.low - 1 if end == "low" else m.low + len(m.cards)
+                if q == 2:
+                    continue  # the wild never stands at the 2's place (the suit's 2 is natural there)
+                cards, why = self.run_extension(m, t, end)
+                if why is not None:
+                    continue
+                melds = [cards if x is m else x.cards for x in self.melds[side]]
+                if after >= 2 or self._empty_ok_with(side, melds):
+                    return True
+        if after - 2 < 2 and not self.can_empty(side):
+            return False
+        nats = sorted({c for c in self.hands[seat].elements() if not _wild(c)})
+        for i, a in enumerate(nats):
+            for b in nats[i + 1 :]:
+                if a[-1] != b[-1] or not self.may_open_run(side, a[-1]):
+                    continue
+                chk, _ = _meld_check([a, b, t], self.r, False, run=None)
+                if chk.legal and chk.kind == "run" and 2 not in chk.wild_at:
+                    return True
+        return False
+
+    def may_open_run(self, side: int, suit: str) -> bool:
+        """E19: a new run of ``suit``, unless ``several_runs_per_suit`` is off and the side has one."""
+        return self.r.several_runs_per_suit or not any(
+            m.kind == "run" and m.suit == suit for m in self.melds[side]
+        )
 
     def accounting(self) -> None:
         """Every card of the pack in exactly one place (hands, waiting mortos, stock, pile,
