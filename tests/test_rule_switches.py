@@ -66,9 +66,10 @@ MOVES = {
 #: going out having melded nothing in an earlier turn (E7).  Where the runs show no change, a
 #: hand-made position shows it instead: side A has a clean canasta of kings and its morto; seat 0
 #: (basic) holds 5C 5D 5H, draws 9S, melds the fives, discards 9S and goes out em cima, never
-#: having melded before.  Going-out bonus: em_cima_bonus 200 (preset), 100 with em_cima off,
-#: 300 with em_cima_bonus=300 (000 Scoring: Going out bonus; VARIANTS 11).
-RARE = {"em_cima": 100, "em_cima_bonus": 300}
+#: having melded before.  Going-out bonus (preset, flipped), keyed by the preset's em_cima: with
+#: em cima on (000 presets) 200 and 100 with em_cima off, 200 and 300 with em_cima_bonus=300; with
+#: em cima off (tranca-sp, VARIANTS 11) 100, and 200 with em_cima on (000 Scoring: Going out bonus).
+RARE = {"em_cima": {True: (200, 100), False: (100, 200)}, "em_cima_bonus": {True: (200, 300)}}
 
 #: options that change only what a strategy sees, so only a strategy that reads it plays
 #: differently: mortos_face_up (000 Common Variations "Tranca Aberta") shows the mortos in
@@ -94,6 +95,12 @@ def dead(rules: Rules, option: str) -> str | None:
     """Why flipping ``option`` cannot change play under ``rules`` (None: it must)."""
     if not rules.meld_runs and option in ("several_runs_per_suit", "run_wild_moves"):
         return "no runs are melded in this rule set, so the run switches have nothing to act on (E19, E21)"
+    if option == "em_cima_bonus" and not rules.em_cima:
+        return "em cima is off in this preset (VARIANTS 11), so its bonus is never paid"
+    if option == "n_jokers" and rules.card_values == "003":
+        return (
+            "the 003 card values have no joker value: n_jokers stays 0 (Rules.validate refuses 4 with them)"
+        )
     if rules.pile_closed and option == "rediscard_one_card_pile":
         return "a closed pile's top card is melded at once, so no card taken from it can be thrown back (E13)"
     if rules.pile_closed and rules.threes_special and option == "lock_by_black3":
@@ -163,8 +170,8 @@ def test_option_changes_play_and_every_deal_ends(preset, option, open_pile, deal
         differs.append(_differs(a, b))
     if option in SEEN_ONLY:
         assert dict(zip(STRATEGIES, differs)) == SEEN_ONLY[option], f"{option}: {differs} for {STRATEGIES}"
-    if option in RARE and not any(differs):
-        assert (em_cima_bonus(base), em_cima_bonus(flipped)) == (200, RARE[option])
+    if option in RARE and reason is None and not any(differs):
+        assert (em_cima_bonus(base), em_cima_bonus(flipped)) == RARE[option][base.em_cima]
         differs = [True]
     if reason is None:
         assert any(differs), f"{option}={_changed(base, option)!r} changed no outcome in {deals} deals"

@@ -220,3 +220,52 @@ def test_wild_capture_logs_pass_the_referee(carioca):
         assert v.ok, v
         seen |= {a["act"] for a in log["actions"]}
     assert "replace_wild" in seen
+
+
+# ---- validate_meld: run questions under every played preset -----------------------------------
+
+#: (cards, legal, kind, clean, canasta) worked out from each preset's sources (docs/rules.md 3.26):
+#: runs only where the preset melds them; E16 (no run below the 4 with special 3s); E17 (the
+#: preset's wild limit); 7 cards make a canasta (000 Gameplay 8, 002 Canasta)
+MELD_CASES = {
+    "tranca": [
+        ("4H 5H 6H", False, None, False, False),  # 000 Gameplay 7: same-rank melds only
+        ("KH KD 2C", True, "set", False, False),
+        ("KH KD 2C JK", True, "set", False, False),  # two wilds (000 Gameplay 7)
+    ],
+    "tranca-aberta": [("4H 5H 6H", False, None, False, False), ("KH KD KS", True, "set", True, False)],
+    "tranca-paulista": [
+        ("4H 5H 6H", False, None, False, False),
+        ("KH KD 2C 2D", False, None, False, False),  # at most one wild (VARIANTS Presets)
+    ],
+    "tranca-carioca": [
+        ("4H 5H 6H", True, "run", True, False),
+        ("QS KS AS", True, "run", True, False),  # ace high (VARIANTS 6)
+        ("3H 4H 5H", False, None, False, False),  # E16: special 3s, no run reaches the 3
+        ("4H 2C 6H 2D", True, "run", False, False),  # two wilds allowed (000: two a meld, E17)
+        ("4H 2C 2D 8H", False, None, False, False),  # 4 and 8 leave three places for two wilds
+        ("8D 9D 10D JD QD KD AD", True, "run", True, True),  # a clean run canasta
+        ("8D 9D JK JD QD KD AD", True, "run", False, True),  # the joker stands for the 10D: dirty
+        ("KD AD 4D", False, None, False, False),  # no wrap-around (VARIANTS 6)
+    ],
+    "tranca-sp": [
+        ("4H 2C 6H 2D", False, None, False, False),  # one wild a meld (VARIANTS Presets)
+        ("4H 2C 6H", True, "run", False, False),
+        ("JK 5H 6H", False, None, False, False),  # no jokers in 003's pack
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("preset", "cards", "legal", "kind", "clean", "canasta"),
+    [(p, *c) for p, cases in MELD_CASES.items() for c in cases],
+)
+def test_validate_meld_per_preset(preset, cards, legal, kind, clean, canasta):
+    from tranca_sim.referee import validate_meld
+
+    m = validate_meld(cards, get_preset(preset))
+    assert m.legal == legal, m.reason
+    if legal:
+        assert (m.kind, m.clean, m.canasta) == (kind, clean, canasta)
+    else:
+        assert m.reason
