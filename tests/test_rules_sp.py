@@ -322,7 +322,7 @@ def test_presets_listing_names_sources_and_differences(capsys):
     """`tranca-sim presets`: every preset with its source and the options that differ from tranca."""
     from tranca_sim.rules import PRESET_SOURCES, PRESETS
 
-    assert set(PRESET_SOURCES) == set(PRESETS)
+    assert set(PRESETS) <= set(PRESET_SOURCES)
     status, out, _ = _cli(["presets"], capsys)
     assert status == 0
     for name in PRESETS:

@@ -297,13 +297,20 @@ PRESETS: dict[str, Rules] = {
     ),
 }
 
-#: each preset's source: the seed file and the VARIANTS.md items that settle it (docs/rules.md section 4)
+#: each preset's source: the seed file and the VARIANTS.md items that settle it (docs/rules.md section 4);
+#: every preset in PRESETS needs an entry (tests/test_rules_sp.py)
 PRESET_SOURCES: dict[str, str] = {
     "tranca": "000_95ec226e9cdd732e.txt; VARIANTS Presets",
     "tranca-aberta": "000_95ec226e9cdd732e.txt Common Variations 'Tranca Aberta'; VARIANTS Presets",
     "tranca-paulista": "000_95ec226e9cdd732e.txt Common Variations 'Tranca Paulista'; VARIANTS Presets",
     "tranca-carioca": "000_95ec226e9cdd732e.txt Common Variations 'Tranca Carioca'; VARIANTS Presets, 1, 6",
     "tranca-sp": "003_16d360cb3b2c0dc5.txt; VARIANTS Presets, 10, 11, 13, 14",
+    # the other presets of VARIANTS.md, for when they are played
+    "tranca-br": "002_8e477453f063f1ab.txt; VARIANTS Presets, 8, 9, 10, 13, 14",
+    "buraco": "004_083ae37bb3863d19.txt; VARIANTS Presets, 4, 13, 14",
+    "buraco-fechado": "004_083ae37bb3863d19.txt Common variations 'Closed buraco'; VARIANTS Presets, 4",
+    "tranca-2p": "000_95ec226e9cdd732e.txt Common Variations 'Two-handed Tranca'; VARIANTS Presets",
+    "tranca-3p": "000_95ec226e9cdd732e.txt Common Variations 'Three-player Tranca'; VARIANTS Presets",
 }
 
 
