@@ -898,6 +898,7 @@ SWITCHES = {
         "rediscard_one_card_pile": True,
     },
     "wild_does_not_lock": {"lock_by_wild": False, "max_wilds": 1},  # E15
+    "first_player_redraw": {"first_player_redraw": True},  # E20, with 000's turned-up first discard
 }
 
 
