@@ -170,12 +170,23 @@ from tranca_sim.engine.state import (
     MH_SUIT,
     MH_TYPE,
     MH_WILD,
+    MS_STOCK,
     MS_WAITING,
     MT_BLACK3,
     MT_RUN,
     MT_SET,
 )
-from tranca_sim.rules import R_CANASTA_SIZE, R_GO_OUT_CLEAN, R_MELD_RUNS, R_THREES_SPECIAL, R_VALUES
+from tranca_sim.rules import (
+    R_CANASTA_SIZE,
+    R_GO_OUT_CLEAN,
+    R_MELD_RUNS,
+    R_MELD_SETS,
+    R_MORTO_SIZE,
+    R_MORTO_STOCK_TAKEN,
+    R_STOCK_OUT,
+    R_THREES_SPECIAL,
+    R_VALUES,
+)
 
 NAME = "basic"
 DOC = "heuristic player; every rule-guide tip is a parameter (all off by default)"
@@ -358,8 +369,9 @@ def _wilds(hand):
 @njit(cache=True, inline="always")
 def _may_go_out(obs, side):
     """Has ``side`` taken its morto and made the canasta the rules ask for going out?"""
-    if obs.pub[PUB_MORTO + side] == MS_WAITING:
-        return False
+    ms = obs.pub[PUB_MORTO + side]
+    if ms == MS_WAITING or (ms == MS_STOCK and obs.rp[R_MORTO_STOCK_TAKEN] == 0):
+        return False  # E23: a morto that became the stock was never taken
     if obs.rp[R_GO_OUT_CLEAN] != 0:
         return obs.pub[PUB_CLEAN + side] > 0
     return obs.pub[PUB_CANASTAS + side] > 0
@@ -376,9 +388,21 @@ def _set_ranks(obs, side):
 
 
 @njit(cache=True, inline="always")
+def stock_left(obs):
+    """Cards still to be drawn: the stock, and with ``stock_out = 1`` (004) the untaken mortos
+    that will become the stock."""
+    n = obs.pub[PUB_STOCK_N]
+    if obs.rp[R_STOCK_OUT] != 0:
+        for sd in range(2):
+            if obs.pub[PUB_MORTO + sd] == MS_WAITING:
+                n += obs.rp[R_MORTO_SIZE]
+    return n
+
+
+@njit(cache=True, inline="always")
 def _near_end(obs, side):
     """004 tip 6 "near the end of the round": few stock cards, or an opponent about to go out."""
-    if obs.pub[PUB_STOCK_N] <= END_STOCK:
+    if stock_left(obs) <= END_STOCK:
         return True
     opp = 1 - side
     if _may_go_out(obs, opp):
@@ -422,12 +446,66 @@ def pile_fit_share(obs):
     return fit / pn
 
 
+@njit(cache=True, inline="always")
+def _run_fit(obs, side, k):
+    """A natural ``k`` fits the runs of ``side`` and the hand: it extends an end of one of the
+    side's runs of its suit, or the hand holds a card of its suit one or two places away."""
+    return _run_keep(obs, side, k) > 0
+
+
+@njit(cache=True, _nrt=False)
+def _run_meldable(obs, side, k):
+    """The natural ``k`` can be melded at once in a run: onto an end of one of the side's runs of
+    its suit, or with two naturals of its suit from the hand (k-2 k-1, k-1 k+1 or k+1 k+2; the
+    ace high above the K, low below the 2)."""
+    if _run_keep(obs, side, k) >= 50:
+        return True
+    s = k // 13
+    r = k % 13 + 1
+    have = 0  # bit d + 2: the hand holds the natural d places from k (d = -2..2)
+    for d in (-2, -1, 1, 2):
+        q = r + d
+        if q == 0:
+            q = 13
+        elif q == 14 or q == 15:
+            q -= 13
+        if 1 <= q <= 13 and q != r and obs.hand[s * 13 + q - 1] > 0:
+            have |= 1 << (d + 2)
+    return (have & 3) == 3 or (have & 10) == 10 or (have & 24) == 24
+
+
+@njit(cache=True, _nrt=False)
+def _open_pile_fits_runs(obs):
+    """Runs only (``meld_sets`` off, open ``buraco``): every card taken that is not melded counts
+    against the side and keeps its hand from emptying (004 tip 3), so the open pile is taken
+    only when its top card fits the side's runs or the hand (:func:`_run_fit`) and at least half
+    of its cards do (wilds fit)."""
+    pn = obs.pub[PUB_PILE_N]
+    t = obs.pub[PUB_PILE_TOP]
+    side = obs.pub[PUB_SIDE]
+    if t < 0 or not (is_wild(t) or _run_fit(obs, side, t)):
+        return False
+    if pn == 1:
+        # as with sets: a one-card pile only when its card is melded this turn (no swaps, E13)
+        hn = obs.pub[PUB_HAND_N + obs.pub[PUB_SEAT]]
+        room = obs.pub[PUB_CAN_EMPTY] != 0
+        return not is_wild(t) and (hn >= 4 or room) and _run_meldable(obs, side, t)
+    fit = 0
+    for i in range(pn):
+        k = obs.pile[i]
+        if is_wild(k) or _run_fit(obs, side, k):
+            fit += 1
+    return 2 * fit >= pn
+
+
 @njit(cache=True, _nrt=False)
 def _open_pile_useful(obs):
     """An open pile of two cards or more is always worth taking; a one-card pile only when its
     card can be melded this turn (onto a side set of its rank, or with two naturals from the hand)
     while keeping two cards (E6).  Taking a one-card pile only to swap a card would make no
     progress: two such players could pass cards round the table while the stock never shrinks."""
+    if obs.rp[R_MELD_SETS] == 0:
+        return _open_pile_fits_runs(obs)
     if obs.pub[PUB_PILE_N] >= 2:
         return True
     t = obs.pub[PUB_PILE_TOP]
@@ -493,7 +571,7 @@ def choose_meld(prm, obs, acts, n, rng):
     may_empty = obs.pub[PUB_CAN_EMPTY] != 0
     can_out = _may_go_out(obs, side)
     n_melds = obs.pub[PUB_N_MELDS + side]
-    stock_n = obs.pub[PUB_STOCK_N]
+    stock_n = stock_left(obs)
     # ---- tips that lay everything ----
     lay_all = (prm[P_MORTO_RUSH] != 0.0 and morto_waiting) or _red3_hurry(prm, obs, side)
     if prm[P_ABERTA_RUSH] != 0.0 and morto_waiting and morto_strong(obs, side):
@@ -643,7 +721,10 @@ def choose_discard(prm, obs, rng):
             keep = 900 if lock else 19  # black3_lock: a defensive card; else junk like a lone 5
         else:
             r = k % 13 + 1
-            keep = 20 * n_naturals(hand, r) - obs.rp[R_VALUES + k] // 5
+            if obs.rp[R_MELD_SETS] != 0:
+                keep = 20 * n_naturals(hand, r) - obs.rp[R_VALUES + k] // 5
+            else:
+                keep = -obs.rp[R_VALUES + k] // 5  # runs only: a pair of a rank is no meld
             if own & (1 << r):
                 keep += 40
             if runs:

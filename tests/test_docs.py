@@ -28,4 +28,4 @@ def test_accepted_values_in_the_rules_reference():
     text = " ".join((ROOT / "docs" / "rules.md").read_text().split())
     for key, lo, hi in _INT_RANGES:
         assert f"`{key}` {lo}..{hi}" in text, key
-    assert "`stock_out` 0 only" in text
+    assert "`stock_out` 0 or 1" in text

@@ -55,11 +55,20 @@ R_REDISCARD = 30  # 1: the card taken from a one-card open pile may be discarded
 # matches); unused slots stay 0
 R_SEVERAL_RUNS = 34  # 1: a side may hold several runs of one suit (E19); 0: one run a suit
 R_RUN_WILD_MOVES = 35  # 1: the natural of a wild's place in a run replaces it, the wild moves to an end (E21)
+R_MORTO_STOCK_SIDE = (
+    31  # stock_out=1, both mortos untaken: 0 the drawing side's morto becomes the stock, 1 the other's
+)
+R_MORTO_STOCK_TAKEN = 32  # 1: a side whose morto became the stock counts as having taken it (E23)
+R_SPECIAL_CANASTAS = 33  # 1: clean A-K run 500, clean A..A run 1000 instead of clean_bonus (004)
 R_VALUES = 48  # R_VALUES + kind -> card value in points
 R_LEN = R_VALUES + N_KINDS + 1
 
 STOCK_OUT_PLAY_ON = 0  # 000 / decision 14: no drawing, play on while the pile can be taken
 STOCK_OUT_MORTO = 1  # 002/003/004: untaken morto becomes the stock, else the deal ends
+
+#: 004 Common variations "Special canastras": "500 and 1,000 points are common"
+SPECIAL_AK_BONUS = 500  # a clean run from the low ace to the king (13 cards)
+SPECIAL_AA_BONUS = 1000  # a clean run from ace to ace (14 cards)
 
 # ---- card value tables (VARIANTS.md "Card values") ---------------------
 #: rank -> value, index 0 = joker, 1 = ace ... 13 = king
@@ -119,6 +128,9 @@ class Rules:
     black3_on_going_out: bool = True  # 000 Gameplay 6; VARIANTS decision 8
     go_out_needs_clean: bool = False  # 000 Gameplay 11 (any canasta); VARIANTS decision 10
     stock_out: int = STOCK_OUT_PLAY_ON  # 000 Gameplay 12; VARIANTS decision 14
+    morto_stock_side: int = 0  # stock_out=1, both mortos untaken: 0 the drawing side's, 1 the other's (E22)
+    morto_stock_taken: bool = False  # a morto turned stock counts as taken: may go out, no penalty (E23)
+    special_canastas: bool = False  # 004 Common variations "Special canastras": clean A-K 500, A..A 1000
     canasta_size: int = 7  # 000 Gameplay 8
     clean_bonus: int = 200  # 000 Scoring
     dirty_bonus: int = 100  # 000 Scoring
@@ -153,8 +165,10 @@ class Rules:
                 f"{self.name}: only 4 players in two partnerships are played by this engine version "
                 f"(got n_seats={self.n_seats}, partnerships={self.partnerships})"
             )
-        if not self.meld_sets:
-            raise RulesError(f"{self.name}: a rule set needs same-rank melds or runs")
+        if not self.meld_sets and not self.meld_runs:
+            raise RulesError(
+                f"{self.name}: a rule set needs same-rank melds or runs (meld_sets or meld_runs)"
+            )
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             if f.type in ("int", "bool") and (type(v) is not (int if f.type == "int" else bool)):
@@ -174,9 +188,17 @@ class Rules:
             raise RulesError(f"{self.name}: card_values must be one of {sorted(VALUE_TABLES)}")
         if self.stock_out not in (STOCK_OUT_PLAY_ON, STOCK_OUT_MORTO):
             raise RulesError(f"{self.name}: stock_out must be 0 (play on) or 1 (morto becomes stock)")
-        if self.stock_out != STOCK_OUT_PLAY_ON:
+        if self.morto_stock_side not in (0, 1):
             raise RulesError(
-                f"{self.name}: stock_out=1 (morto becomes stock) is not played by this engine version yet"
+                f"{self.name}: morto_stock_side must be 0 (the drawing side's morto) or 1 (the other side's), "
+                f"got {self.morto_stock_side}"
+            )
+        if self.special_canastas and not self.meld_runs:
+            raise RulesError(f"{self.name}: special_canastas are runs (A-K, A..A): they need meld_runs=true")
+        if self.special_canastas and self.threes_special:
+            raise RulesError(
+                f"{self.name}: special_canastas need plain 3s (threes_special=false): with special 3s runs "
+                "start at the 4 (E16), so no run goes from the ace to the king"
             )
         if self.n_jokers and self.card_values == "003":
             raise RulesError(f"{self.name}: the 003 card values have no joker value; use n_jokers=0")
@@ -242,6 +264,9 @@ class Rules:
         a[R_RUN_WILD_MOVES] = self.run_wild_moves
         a[R_MORTOS_FACE_UP] = self.mortos_face_up
         a[R_MAX_TURNS] = self.max_turns
+        a[R_MORTO_STOCK_SIDE] = self.morto_stock_side
+        a[R_MORTO_STOCK_TAKEN] = self.morto_stock_taken
+        a[R_SPECIAL_CANASTAS] = self.special_canastas
         for k in range(N_KINDS):
             a[R_VALUES + k] = self.card_value(k)
         return a
@@ -288,6 +313,7 @@ PRESETS: dict[str, Rules] = {
         em_cima=False,  # VARIANTS 11: em cima is 000's
         turn_up_first_discard=False,  # 003 O jogo; VARIANTS 13: the first discard starts the pile
         first_player_redraw=True,  # 003 O jogo; VARIANTS 13; E20
+        stock_out=STOCK_OUT_MORTO,  # 003 silent; VARIANTS 14: as tranca-br (004's rule); E22, E23
         card_values="003",  # 003 Valor em pontos: 10 a card
         description=(
             "Tranca of seed 003 (Sao Paulo conventions): runs and same-rank melds, no jokers, one wild a "
@@ -324,6 +350,64 @@ def differences(rules: Rules, base: Rules = TRANCA) -> list[tuple[str, object]]:
     ]
 
 
+#: ``buraco`` (open): every field that differs from ``tranca`` cites 004 (docs/rules.md section 4)
+BURACO = dataclasses.replace(
+    TRANCA,
+    name="buraco",
+    n_jokers=0,  # 004 Setup and deal: "two decks together without the jokers ... 104 cards"
+    meld_sets=False,  # 004 How to play: "A meld is a run of three or more cards in a row of the same suit"
+    meld_runs=True,  # 004 How to play; VARIANTS 6
+    max_wilds=1,  # 004 How to play: "Each meld takes only one wild card"; VARIANTS 2
+    pile_closed=False,  # 004 How to play: "you may take the discard pile whenever it has cards"; VARIANTS 4
+    lock_by_wild=False,  # 004: no lock (VARIANTS Presets "lock by: none")
+    lock_by_black3=False,  # 004: no lock; 3s are plain cards
+    threes_special=False,  # 004 Card values: "Cards from 3 to 7: 5 points each"; VARIANTS Presets
+    black3_on_going_out=False,  # 004: no black 3s (plain cards)
+    go_out_needs_clean=True,  # 004 How to play: "at least one clean canastra"; VARIANTS 10
+    stock_out=STOCK_OUT_MORTO,  # 004 How to play "that morto becomes the new stock"; VARIANTS 14; E22, E23
+    em_cima=False,  # VARIANTS 11: em cima is 000's; 004 has only "Going out: 100 points"
+    turn_up_first_discard=False,  # 004 Setup and deal: "The discard pile starts empty"; VARIANTS 13
+    card_values="004",  # 004 Card values and scoring; VARIANTS Card values
+    match_target=3000,  # 004 Object of the game: "usually 3,000 points"
+    description=(
+        "Open Buraco as in seed 004: same-suit runs only, no jokers, one wild a run, open pile, no lock, "
+        "plain 3s, a clean canasta to go out, an untaken morto becomes the stock."
+    ),
+)
+
+PRESETS["buraco"] = BURACO
+PRESETS["buraco-fechado"] = dataclasses.replace(
+    BURACO,
+    name="buraco-fechado",
+    meld_sets=True,  # 004 Common variations "Closed buraco": "also allows melds of three or more cards of the same rank"
+    pile_closed=True,  # 004 "Closed buraco": "take the discard pile only by using its top card in a meld right away"
+    go_out_needs_clean=False,  # 004 "Closed buraco": "any canastra, clean or dirty, is enough to go out"
+    description=(
+        "Closed Buraco (004 Common variations): as buraco with same-rank melds too, a closed pile (its top "
+        "card melded at once, no lock) and any canasta to go out."
+    ),
+)
+PRESETS["tranca-br"] = dataclasses.replace(
+    TRANCA,
+    name="tranca-br",
+    n_jokers=0,  # 002 Descripción: "Dos de 52 cartas"; VARIANTS Presets
+    meld_runs=True,  # 002 Dinámica: "ordenadas, del mismo palo u ordenadas con el mismo valor"
+    max_wilds=1,  # VARIANTS Presets (002 examples hold one 2 a meld: "Dama-dos-As", "cinco, cinco y dos")
+    lock_by_wild=False,  # 002 Tres Negro: only the black 3 "bloquea"; VARIANTS Presets "black 3 on top"
+    black3_on_going_out=False,  # 002 Tres Negro: "No se puede utilizar para hacer un juego"; VARIANTS 8
+    go_out_needs_clean=True,  # 002 Juego Tranca: "necesita al menos una canasta limpia"; VARIANTS 10
+    stock_out=STOCK_OUT_MORTO,  # 002 silent; VARIANTS 14 applies 004's rule
+    em_cima=False,  # VARIANTS 11: em cima is off in tranca-br (002 has only the 100 of "cierre")
+    turn_up_first_discard=False,  # 002 Juego Tranca: the first discard "empieza la papelera"; VARIANTS 13
+    indirect_morto_void=True,  # 002 Detalle: "el muerto deberá ser pagado"; VARIANTS 9
+    card_values="004",  # 002 has no card table; VARIANTS Presets: 004 table
+    description=(
+        "Tranca as in seed 002: runs and same-rank melds, 2s wild and no jokers, one wild a meld, closed "
+        "pile locked by a black 3 only, a clean canasta to go out, the indirect morto paid if the "
+        "opponents go out first, an untaken morto becomes the stock (004)."
+    ),
+)
+
 #: presets of VARIANTS.md that later engine versions will play
 PLANNED_PRESETS = (
     "tranca-2p",
@@ -331,6 +415,7 @@ PLANNED_PRESETS = (
     "tranca-br",
     "buraco",
     "buraco-fechado",
+    "tranca-sp",
 )
 
 

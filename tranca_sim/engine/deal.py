@@ -23,6 +23,7 @@ from ..rules import (
     R_MELD_RUNS,
     R_MORTO_SIZE,
     R_MORTOS_FACE_UP,
+    R_STOCK_OUT,
     R_THREES_SPECIAL,
     R_TURN_UP,
 )
@@ -95,6 +96,7 @@ from .state import (
     SE_MELDED_NOW,
     SS_INDIRECT_SEAT,
     SS_MORTO,
+    SS_MORTO_AT,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
     SS_N_MELDS,
@@ -110,6 +112,7 @@ from .turn import (
     go_out,
     lay_red3s_at_end,
     legal_discard,
+    morto_to_stock,
     no_discard_kind,
     place_red3s,
     redraw,
@@ -141,6 +144,7 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
         st.hand[seat, st.deck[p]] += 1
         p += 1
     for side in range(2):
+        st.ss[side, SS_MORTO_AT] = p  # its cards stay at deck[p:p + morto_size] in deal order (E22)
         for j in range(rp[R_MORTO_SIZE]):
             st.morto[side, st.deck[p]] += 1
             p += 1
@@ -249,6 +253,9 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     place_red3s(st, rp, seat)
     _check(st, rp, pack, check)
     # ---- draw: stock, or the pile (E8: with the stock empty only the pile) ----
+    if rp[R_STOCK_OUT] != 0 and not morto_to_stock(st, rp, seat):
+        st.sc[SC_OVER] = END_STOCK_OUT  # 004: stock and mortos out, the deal ends there (VARIANTS 14)
+        return
     n = list_draw_actions(st, rp, seat, acts)
     if rp[R_MELD_RUNS] != 0:
         n = list_run_captures(st, rp, seat, acts, n)

@@ -24,7 +24,7 @@ from .obs import PUB_LEN
 from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
 from .state import (
     MS_DIRECT,
-    MS_WAITING,
+    MS_INDIRECT,
     SC_EM_CIMA,
     SC_ERRORS,
     SC_FIRST_SEAT,
@@ -85,7 +85,9 @@ def record(st, rp, out_side, out_deal):
     score_deal(st, rp, out_side)
     for side in range(2):
         o = out_side[side]
-        o[S.OS_MORTO_TAKEN] = 1 if st.ss[side, SS_MORTO] != MS_WAITING else 0
+        o[S.OS_MORTO_TAKEN] = (
+            1 if st.ss[side, SS_MORTO] == MS_DIRECT or st.ss[side, SS_MORTO] == MS_INDIRECT else 0
+        )
         o[S.OS_MORTO_TURN] = st.ss[side, SS_MORTO_TURN]
         o[S.OS_MORTO_DIRECT] = 1 if st.ss[side, SS_MORTO] == MS_DIRECT else 0
         o[S.OS_MORTO_SEAT] = st.ss[side, SS_MORTO_SEAT]

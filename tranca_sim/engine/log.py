@@ -36,6 +36,7 @@ from .state import (
     EV_EXTEND_RUN,
     EV_GO_OUT,
     EV_MORTO,
+    EV_MORTO_STOCK,
     EV_NEW_MELD,
     EV_NEW_RUN,
     EV_RED3,
@@ -107,6 +108,8 @@ def decode(records: np.ndarray) -> list[dict]:
             out.append({**base, "act": "replace_wild", "meld": a, "card": to_str(b % 64), "end": end})
         elif code == EV_MORTO:
             out.append({**base, "act": "morto", "direct": bool(a)})
+        elif code == EV_MORTO_STOCK:
+            out.append({**base, "act": "morto_stock", "side": SIDES[a]})
         elif code == EV_DISCARD:
             out.append({**base, "act": "discard", "card": to_str(a)})
         elif code == EV_GO_OUT:

@@ -19,7 +19,9 @@ from ..rules import (
     R_LOCK_BLACK3,
     R_LOCK_WILD,
     R_MAX_WILDS,
+    R_MELD_SETS,
     R_MIN_NATURALS,
+    R_MORTO_STOCK_TAKEN,
     R_PILE_CLOSED,
     R_SEVERAL_PER_RANK,
     R_THREES_SPECIAL,
@@ -58,6 +60,7 @@ from .state import (
     MH_SUIT,
     MH_TYPE,
     MH_WILD,
+    MS_STOCK,
     MS_WAITING,
     MT_BLACK3,
     MT_SET,
@@ -164,8 +167,9 @@ def has_canasta(st, rp, side, clean_only):
 @njit(cache=True, _nrt=False)
 def can_go_out(st, rp, side):
     """Side has taken its morto and has the preset's canasta (000 Gameplay 11, decision 10)."""
-    if st.ss[side, SS_MORTO] == MS_WAITING:
-        return False
+    ms = st.ss[side, SS_MORTO]
+    if ms == MS_WAITING or (ms == MS_STOCK and rp[R_MORTO_STOCK_TAKEN] == 0):
+        return False  # E23: a morto that became the stock was never taken
     return has_canasta(st, rp, side, rp[R_GO_OUT_CLEAN] != 0)
 
 
@@ -185,8 +189,11 @@ def _keep_ok(after, empty_ok):
 def _empty_ok_after_ext(st, rp, side, m, natural):
     """May the player empty the hand once one more card (a natural or a wild) is on meld ``m``?
     The extension can make a canasta, or turn the side's only clean canasta dirty."""
-    if st.ss[side, SS_MORTO] == MS_WAITING:
+    ms = st.ss[side, SS_MORTO]
+    if ms == MS_WAITING:
         return True
+    if ms == MS_STOCK and rp[R_MORTO_STOCK_TAKEN] == 0:
+        return False  # E23: that side can never empty the hand
     cs = rp[R_CANASTA_SIZE]
     n = st.mh[side, m, MH_N]
     clean_now = st.mh[side, m, MH_WILD] == 0
@@ -234,7 +241,7 @@ def list_meld_actions(st, rp, seat, acts):
     tw = n_twos(hand)
     jk = hand[JOKER]
     n = 0
-    if _keep_ok(hn - 3, empty_ok):
+    if rp[R_MELD_SETS] != 0 and _keep_ok(hn - 3, empty_ok):
         for r in range(1, 14):
             if not set_rank_ok(rp, r):
                 continue
@@ -315,7 +322,7 @@ def list_draw_actions(st, rp, seat, acts):
                 acts[n] = act(A_CAP_EXT, m, 0)
                 n += 1
     nat = n_naturals(hand, r)
-    if nat >= 1 and _keep_ok(after - 2, empty_ok):
+    if nat >= 1 and rp[R_MELD_SETS] != 0 and _keep_ok(after - 2, empty_ok):
         tw = n_twos(hand)
         jk = hand[JOKER]
         wild_ok = rp[R_MAX_WILDS] >= 1 and rp[R_MIN_NATURALS] <= 2 and tw + jk > 0
@@ -351,7 +358,7 @@ def _wild_top_captures(st, rp, seat, acts, n):
             if _keep_ok(after, _empty_ok_after_ext(st, rp, side, m, False)):
                 acts[n] = act(A_CAP_EXT, m, 0)
                 n += 1
-    if rp[R_MIN_NATURALS] <= 2 and _keep_ok(after - 2, can_empty(st, rp, side)):
+    if rp[R_MELD_SETS] != 0 and rp[R_MIN_NATURALS] <= 2 and _keep_ok(after - 2, can_empty(st, rp, side)):
         for r in range(1, 14):
             if set_rank_ok(rp, r) and n_naturals(hand, r) >= 2 and _new_set_allowed(st, rp, side, r):
                 acts[n] = act(A_CAP_NEW, r, CAPNEW_2NAT)

@@ -26,6 +26,7 @@ from .state import (
     MH_TYPE,
     MH_WILD,
     MH_WMASK,
+    MS_STOCK,
     MS_WAITING,
     MT_BLACK3,
     MT_RUN,
@@ -43,6 +44,7 @@ from .state import (
     SS_CLEAN,
     SS_INDIRECT_SEAT,
     SS_MORTO,
+    SS_MORTO_AT,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
     SS_N_MELDS,
@@ -137,6 +139,7 @@ def make_position(
     turn: int = 0,
     melded_before: set[int] | frozenset[int] = frozenset(),
     meld_turns: dict[int, list[int]] | None = None,
+    stock_mortos: set[int] | frozenset[int] = frozenset(),
 ) -> State:
     """A hand-made position, ready for :func:`tranca_sim.engine.play_position`.
 
@@ -151,7 +154,9 @@ def make_position(
     pile : cards, bottom first.   stock : cards, top first.
     mortos : {side: cards} for mortos still waiting (non-empty).
     taken_mortos : {side: seat} for mortos already taken (by that seat).
-        A side in neither dict has a waiting, empty morto: not allowed.
+    stock_mortos : sides whose morto already became the stock (``stock_out = 1``, E22); their
+        cards are in ``stock``.
+        A side in none of these has a waiting, empty morto: not allowed.
     red3 : {side: red 3s in the side's area}.
     seat, turn : seat to move and turns played so far.
     melded_before : seats that melded in an earlier turn (em cima).
@@ -199,11 +204,14 @@ def make_position(
     total.update(sk)
     mortos = mortos or {}
     taken_mortos = taken_mortos or {}
+    at = len(sk)  # a waiting morto's cards follow the stock in ``deck``, in the order given (E22)
     for side in range(2):
         st.ss[side, SS_MORTO_TURN] = -1
         st.ss[side, SS_MORTO_SEAT] = -1
         st.ss[side, SS_INDIRECT_SEAT] = -1
-        if side in taken_mortos:
+        if side in stock_mortos:
+            st.ss[side, SS_MORTO] = MS_STOCK
+        elif side in taken_mortos:
             st.ss[side, SS_MORTO] = 1
             st.ss[side, SS_MORTO_SEAT] = taken_mortos[side]
             st.ss[side, SS_MORTO_TURN] = 0
@@ -216,6 +224,9 @@ def make_position(
             for k in ks:
                 st.morto[side, k] += 1
             st.ss[side, SS_MORTO] = MS_WAITING
+            st.ss[side, SS_MORTO_AT] = at
+            st.deck[at : at + len(ks)] = ks
+            at += len(ks)
             total.update(ks)
     for side, cards in (red3 or {}).items():
         for k in _cards(cards):

@@ -83,6 +83,7 @@ EV_RUN_SWAP = (
     18  # a = run row, b = card + 64 * end: the natural replaces the wild, which moves to that end (E21)
 )
 EV_REDRAW = 17  # a = card the first player throws on the pile to draw again (003); an EV_DRAW follows
+EV_MORTO_STOCK = 19  # a = side whose untaken morto became the stock (stock_out=1, E22)
 
 END_NONE = 0
 END_WENT_OUT = 1  # bater
@@ -103,11 +104,13 @@ SS_N_MELDS = 8
 SS_CANASTAS = 9  # canastas on the table (kept up to date by melds.count_canastas)
 SS_CLEAN = 10  # clean canastas among them
 SS_INDIRECT_SEAT = 11  # seat holding the side's indirectly taken morto, not yet played; -1
-SS_LEN = 12
+SS_MORTO_AT = 12  # deck index of the side's morto's first card (stock_out=1: it may become the stock)
+SS_LEN = 13
 
 MS_WAITING = 0
 MS_DIRECT = 1  # taken by melding the last card: played in the same turn
 MS_INDIRECT = 2  # taken by discarding the last card: played from the next turn
+MS_STOCK = 3  # never taken: it became the stock (stock_out=1, 004 How to play; E22, E23)
 
 # ---- per-seat counters ----------------------------------------------------
 SE_MELDED = 0  # 1 once the seat has melded in a finished turn (for em cima)

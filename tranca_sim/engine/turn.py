@@ -20,10 +20,17 @@ from ..rules import (
     R_MAX_WILDS,
     R_MIN_NATURALS,
     R_MORTO_PENALTY,
+    R_MORTO_STOCK_SIDE,
+    R_MORTO_STOCK_TAKEN,
     R_RED3_VALUE,
     R_REDISCARD,
+    R_SPECIAL_CANASTAS,
+    R_STOCK_OUT,
     R_THREES_SPECIAL,
     R_VALUES,
+    SPECIAL_AA_BONUS,
+    SPECIAL_AK_BONUS,
+    STOCK_OUT_MORTO,
 )
 from ..schema import (
     OS_CANASTA_BONUS,
@@ -48,15 +55,19 @@ from .state import (
     EV_DRAW,
     EV_GO_OUT,
     EV_MORTO,
+    EV_MORTO_STOCK,
     EV_RED3,
     EV_REDRAW,
     EV_TAKE_PILE,
+    MH_HI,
+    MH_LO,
     MH_N,
     MH_RANK,
     MH_TYPE,
     MH_WILD,
     MS_DIRECT,
     MS_INDIRECT,
+    MS_STOCK,
     MS_WAITING,
     MT_BLACK3,
     MT_RUN,
@@ -77,6 +88,7 @@ from .state import (
     SS_CLEAN,
     SS_INDIRECT_SEAT,
     SS_MORTO,
+    SS_MORTO_AT,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
     SS_N_MELDS,
@@ -102,6 +114,38 @@ def draw_stock(st, seat):
 
 
 @njit(cache=True, _nrt=False)
+def morto_to_stock(st, rp, seat):
+    """Refill an empty stock for ``seat``, who must draw from it; returns True if the stock has
+    cards afterwards.
+
+    ``stock_out = 1`` (``004_083ae37bb3863d19.txt`` How to play: "If the stock runs out and a
+    morto is still face down on the table, that morto becomes the new stock"; VARIANTS 14): an
+    untaken morto becomes the stock, its cards in the order they were dealt (top first).  With
+    both untaken, the morto of ``seat``'s side (``morto_stock_side = 0``) or of the other side
+    (1) goes first (E22).  That side can no longer take a morto (E23).  With ``stock_out = 0``
+    the stock stays empty."""
+    if st.sc[SC_STOCK_PTR] < st.sc[SC_DECK_N]:
+        return True
+    if rp[R_STOCK_OUT] != STOCK_OUT_MORTO:
+        return False
+    first = (seat & 1) ^ rp[R_MORTO_STOCK_SIDE]
+    for i in range(2):
+        side = first ^ i
+        if st.ss[side, SS_MORTO] == MS_WAITING:
+            n = 0
+            for k in range(N_KINDS):
+                n += st.morto[side, k]
+                st.morto[side, k] = 0
+            p = st.ss[side, SS_MORTO_AT]
+            st.sc[SC_STOCK_PTR] = p
+            st.sc[SC_DECK_N] = p + n
+            st.ss[side, SS_MORTO] = MS_STOCK
+            log_event(st, EV_MORTO_STOCK, seat, side, 0)
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def place_red3s(st, rp, seat):
     """Put every red 3 of ``seat``'s hand in the side's area, each replaced from the stock
     (000 Gameplay 5, decision 7, E4).  Returns how many were placed."""
@@ -123,7 +167,8 @@ def place_red3s(st, rp, seat):
         st.ss[side, SS_RED3] += 1
         placed += 1
         log_event(st, EV_RED3, seat, k, 0)
-        draw_stock(st, seat)
+        if morto_to_stock(st, rp, seat):
+            draw_stock(st, seat)
 
 
 @njit(cache=True, _nrt=False)
@@ -323,6 +368,20 @@ def lay_red3s_at_end(st, rp):
     return n
 
 
+@njit(cache=True, inline="always")
+def special_bonus(rp, lo, hi):
+    """What a clean run from position ``lo`` to ``hi`` scores beyond ``clean_bonus`` as a special
+    canasta (``004_083ae37bb3863d19.txt`` Common variations "Special canastras": a clean A-K run
+    500, an A..A run 1000, instead of the clean canasta's 200; E24): 0 for any other run."""
+    if lo != 1:
+        return 0
+    if hi == 14:
+        return SPECIAL_AA_BONUS - rp[R_CLEAN_BONUS]
+    if hi == 13:
+        return SPECIAL_AK_BONUS - rp[R_CLEAN_BONUS]
+    return 0
+
+
 @njit(cache=True, _nrt=False)
 def score_deal(st, rp, out):
     """Score both sides into ``out`` (``int32[2, OS_LEN]``), 000 Scoring and decisions 11, 12.
@@ -339,24 +398,28 @@ def score_deal(st, rp, out):
         melded = 0
         clean = 0
         dirty = 0
+        special = 0  # special canastas: what they score beyond clean_bonus
         for m in range(st.ss[side, SS_N_MELDS]):
             for k in range(N_KINDS):
                 melded += st.mc[side, m, k] * rp[R_VALUES + k]
             if st.mh[side, m, MH_TYPE] != MT_BLACK3 and st.mh[side, m, MH_N] >= cs:
                 if st.mh[side, m, MH_WILD] == 0:
                     clean += 1
+                    if rp[R_SPECIAL_CANASTAS] != 0 and st.mh[side, m, MH_TYPE] == MT_RUN:
+                        special += special_bonus(rp, st.mh[side, m, MH_LO], st.mh[side, m, MH_HI])
                 else:
                     dirty += 1
         red3 = st.ss[side, SS_RED3]
         red3_pts = red3 * rp[R_RED3_VALUE] * (1 if clean + dirty > 0 else -1)
-        bonus = clean * rp[R_CLEAN_BONUS] + dirty * rp[R_DIRTY_BONUS]
+        bonus = clean * rp[R_CLEAN_BONUS] + dirty * rp[R_DIRTY_BONUS] + special
         went_out = over == END_WENT_OUT and (out_seat & 1) == side
         go_bonus = 0
         if went_out:
             go_bonus = rp[R_EM_CIMA_BONUS] if st.sc[SC_EM_CIMA] != 0 else rp[R_GO_OUT_BONUS]
         morto_pen = 0
         void_seat = void_morto_seat(st, rp, side)
-        if st.ss[side, SS_MORTO] == MS_WAITING or void_seat >= 0:
+        ms = st.ss[side, SS_MORTO]
+        if ms == MS_WAITING or void_seat >= 0 or (ms == MS_STOCK and rp[R_MORTO_STOCK_TAKEN] == 0):
             morto_pen = -rp[R_MORTO_PENALTY]
         hand_pen = 0
         for seat in range(side, 4, 2):

@@ -48,6 +48,8 @@ class _Replay(_Table):
                 f"the pile was taken: its top card {self.capture[0]} must be melded at once "
                 "(000 Gameplay 3, VARIANTS 4, E10)",
             )
+        if act == "morto_stock":
+            return self.morto_stock(a)
         if act == "red3":
             return self.red3_act(a)
         if act == "draw":
@@ -74,10 +76,15 @@ class _Replay(_Table):
                     "before the draw (000 Gameplay 5, VARIANTS 7, E4)",
                 )
         if self.repl_owed:
-            if self.stock:
+            if self.stock or self.morto_can_refill():
                 raise _Foul(
                     "red3",
-                    "a red 3 laid is replaced from the stock at once (000 Gameplay 5, VARIANTS 7, E4)",
+                    "a red 3 laid is replaced from the stock at once (000 Gameplay 5, VARIANTS 7, E4)"
+                    + (
+                        " (the stock is empty: an untaken morto becomes the stock first, 004, E22)"
+                        if not self.stock
+                        else ""
+                    ),
                 )
             self.repl_owed = 0  # stock empty: no replacement (E4)
         getattr(self, "act_" + act)(a)
@@ -143,7 +150,7 @@ class _Replay(_Table):
                 raise _Foul(
                     "red3", "a red 3 is laid in the side's area at once (000 Gameplay 5, VARIANTS 7, E4)"
                 )
-            if self.repl_owed and self.stock:
+            if self.repl_owed and (self.stock or self.morto_can_refill()):
                 raise _Foul("red3", "a red 3 laid is replaced from the stock at once (000 Gameplay 5, E4)")
             want = (self.turn + 1, (self.seat + 1) % 4)
         elif self.phase == "out":
@@ -192,8 +199,59 @@ class _Replay(_Table):
             )
         self.take_from_hand(seat, [c])
         self.red3[seat % 2].append(c)
-        if self.stock:
+        if self.stock or self.morto_can_refill():
             self.repl_owed += 1
+
+    def morto_can_refill(self) -> bool:
+        """``stock_out = 1`` and an untaken morto is left to become the stock (004, E22)."""
+        return self.r.stock_out == 1 and "waiting" in self.morto_state
+
+    def morto_stock(self, a: dict) -> None:
+        """``stock_out = 1``: the stock is empty and the player to move must draw (the turn's draw,
+        or a red 3's replacement): an untaken morto becomes the stock, in the order it was dealt
+        (``004_083ae37bb3863d19.txt`` How to play, VARIANTS 14; which one: E22)."""
+        seat = self.seat
+        if self.r.stock_out != 1:
+            raise _Foul(
+                "stock_out",
+                "a morto becomes the stock only with stock_out=1 (004); this rule set plays on without "
+                "drawing (000 Gameplay 12, VARIANTS 14)",
+            )
+        if self.stock:
+            raise _Foul(
+                "stock_out",
+                f"a morto becomes the stock when the stock runs out; it still has {len(self.stock)} cards "
+                "(004 How to play)",
+            )
+        if not self.repl_owed:
+            if self.phase != "start":
+                raise _Foul(
+                    "stock_out",
+                    "a morto becomes the stock when a card must be drawn from the empty stock: at the draw or "
+                    "for a red 3's replacement (004 How to play, E22)",
+                )
+            if self.r.threes_special and any(_red3(c) for c in self.hands[seat]):
+                raise _Foul(
+                    "red3",
+                    "a red 3 held at the start of the turn is laid before the draw (000 Gameplay 5, E4)",
+                )
+        want = self.stock_morto_side(seat)
+        if want is None:
+            raise _Foul(
+                "stock_out",
+                "no morto is left to become the stock: the deal ends there (004 How to play, VARIANTS 14)",
+            )
+        if a["side"] != SIDES[want]:
+            both = all(m == "waiting" for m in self.morto_state)
+            why = (
+                f"with both mortos untaken the {'drawing' if self.r.morto_stock_side == 0 else 'other'} "
+                f"side's goes first (morto_stock_side={self.r.morto_stock_side}, E22)"
+                if both
+                else f"side {SIDES[want]}'s is the only morto left"
+            )
+            raise _Foul("stock_out", f"side {a['side']}'s morto became the stock, but {why}")
+        self.stock = list(self.mortos[want])
+        self.morto_state[want] = "stock"
 
     def draw(self, a: dict) -> None:
         c, seat = a["card"], self.seat
@@ -275,6 +333,12 @@ class _Replay(_Table):
                 "closed_pile",
                 f"{top} on top cannot start or extend a meld, so the closed pile cannot be taken "
                 "(000 Gameplay 3, VARIANTS 4, E10)",
+            )
+        if self.r.stock_out == 1 and not self.stock:
+            raise _Foul(
+                "stock_out",
+                "the stock is empty: an untaken morto becomes the stock, and with none left the deal ends "
+                "there; the pile is not taken (004 How to play, VARIANTS 14, E22)",
             )
         if not self.r.pile_closed and not self.stock:
             raise _Foul(
@@ -487,6 +551,11 @@ class _Replay(_Table):
 
     def act_morto(self, a: dict) -> None:
         seat, side = self.seat, self.seat % 2
+        if self.morto_state[side] == "stock":
+            raise _Foul(
+                "morto",
+                f"side {SIDES[side]}'s morto became the stock: there is none to take (004 How to play, E23)",
+            )
         if self.morto_state[side] != "waiting":
             raise _Foul(
                 "morto",
@@ -553,6 +622,12 @@ class _Replay(_Table):
                 "no_morto",
                 f"going out needs the side's morto taken (000 Gameplay 11, VARIANTS 10): side {SIDES[side]} has "
                 "not taken it, and an emptied hand takes the morto (000 Gameplay 10)",
+            )
+        if not self.morto_counts_taken(side):
+            raise _Foul(
+                "no_morto",
+                f"side {SIDES[side]}'s morto became the stock, so it never took one and cannot go out "
+                "(004 How to play, E21)",
             )
         if not self.can_go_out(side):
             raise _Foul("no_canasta", f"going out needs {self.canasta_word()} (000 Gameplay 11, VARIANTS 10)")
@@ -640,7 +715,14 @@ class _Replay(_Table):
                 "end",
                 f"end stock_out with {len(self.stock)} cards in the stock (000 Gameplay 12, VARIANTS 14, E8)",
             )
+        if self.r.stock_out == 1 and "waiting" in self.morto_state:
+            raise _Foul(
+                "end",
+                "end stock_out while a morto is untaken: it becomes the stock (004 How to play, VARIANTS 14)",
+            )
         if self.phase == "start":
+            if self.r.stock_out == 1:
+                return  # 004: stock and mortos out, the deal ends there, the pile is not taken
             if self.capture_possible(seat):
                 raise _Foul(
                     "end",

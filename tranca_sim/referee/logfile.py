@@ -55,6 +55,7 @@ _ACT_FIELDS = {
     "extend": {"meld": "int", "card": "card"},
     "black3": {"meld": "int", "cards": "cards"},
     "morto": {"direct": "bool"},
+    "morto_stock": {"side": "side"},
     "discard": {"card": "card"},
     "go_out": {"em_cima": "bool"},
     "end": {"reason": "reason", "out_seat": "seat"},
@@ -167,6 +168,8 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
                 raise LogFormatError(f"{act}: {k!r} must be true or false", index=i)
             elif typ == "reason" and v not in _END_REASONS:
                 raise LogFormatError(f"end: unknown reason {v!r}; known: {', '.join(_END_REASONS)}", index=i)
+            elif typ == "side" and v not in SIDES:
+                raise LogFormatError(f'{act}: {k!r} must be "A" or "B", got {v!r}', index=i)
             elif typ == "seat" and v is not None and not (_is_int(v) and -1 <= v < 4):
                 raise LogFormatError(f"{act}: {k!r} must be -1..3 or null", index=i)
         # optional fields of runs (docs/log-format.md): "run" on a meld, "end" on an extension

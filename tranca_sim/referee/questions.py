@@ -24,6 +24,12 @@ SCORE_PARTS = (
 )
 
 
+#: special canastas (``special_canastas``): the bonus of a clean run from the low ace to its high
+#: position, instead of ``clean_bonus`` -- 004 Common variations "Special canastras": "a clean
+#: canastra from ace to king and a canastra from ace to ace ... 500 and 1,000 points are common" (E24)
+_SPECIAL_BONUS = {13: 500, 14: 1000}
+
+
 @dataclass(frozen=True)
 class MeldCheck:
     """Answer of :func:`validate_meld`.
@@ -255,7 +261,8 @@ def score_side(
     -------
     dict
         ``melded_points`` (card values of the melded cards), ``canasta_bonus``
-        (clean x ``clean_bonus`` + dirty x ``dirty_bonus``), ``red3_points``
+        (clean x ``clean_bonus`` + dirty x ``dirty_bonus``; with ``special_canastas`` a clean
+        run A-K scores 500 and A..A 1000 instead of ``clean_bonus``, 004, E24), ``red3_points``
         (+``red3_value`` each with a canasta, minus each without),
         ``going_out_bonus``, ``morto_penalty`` (<= 0), ``hand_penalty`` (<= 0),
         ``score`` = their sum (the name used by a log's ``result``) and the
@@ -296,7 +303,7 @@ def score_side(
         )
     if not isinstance(hand_cards, (str, Iterable)):
         raise TypeError(f"hand_cards must be a list of cards or a string such as 'AS 7C'; got {hand_cards!r}")
-    melded = clean = dirty = 0
+    melded = clean = dirty = special = 0
     seen = Counter()
     for i, m in enumerate(melds):
         cs = _cards(m)
@@ -308,6 +315,13 @@ def score_side(
         if chk.canasta:
             if chk.clean:
                 clean += 1
+                if (
+                    rules.special_canastas
+                    and chk.kind == "run"
+                    and chk.low == 1
+                    and chk.high in _SPECIAL_BONUS
+                ):
+                    special += _SPECIAL_BONUS[chk.high] - rules.clean_bonus
             else:
                 dirty += 1
     if isinstance(red3, (bool, np.bool_, float, np.floating)):
@@ -344,7 +358,7 @@ def score_side(
             kind = "a clean canasta" if need_clean else "a canasta"
             raise ValueError(f"a side goes out only with {kind} on the table (000 Gameplay 11, VARIANTS 10)")
     red3_points = n_red3 * rules.red3_value * (1 if clean + dirty else -1)
-    canasta_bonus = clean * rules.clean_bonus + dirty * rules.dirty_bonus
+    canasta_bonus = clean * rules.clean_bonus + dirty * rules.dirty_bonus + special
     going_out_bonus = 0
     if went_out:
         going_out_bonus = rules.em_cima_bonus if (em_cima and rules.em_cima) else rules.going_out_bonus

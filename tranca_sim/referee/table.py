@@ -53,7 +53,7 @@ class _Table:
         self.pile: list[str] = []  # bottom first
         self.melds: list[list[_Meld]] = [[], []]
         self.red3: list[list[str]] = [[], []]
-        self.morto_state = ["waiting", "waiting"]  # or "direct" / "indirect"
+        self.morto_state = ["waiting", "waiting"]  # or "direct" / "indirect" / "stock" (E22)
         # per side: the seat that took the morto by the discard and has not played a turn since
         # (the morto's red 3s wait for that turn, E4; 002 Detalle voids it, E5)
         self.void_seat: list[int | None] = [None, None]
@@ -93,9 +93,15 @@ class _Table:
         lay = layout_at(m.cards, m.suit, m.low)
         return lay is not None and not lay.wild_at
 
+    def morto_counts_taken(self, side: int) -> bool:
+        """The side took its morto; a morto that became the stock (``stock_out = 1``) counts as
+        taken only with ``morto_stock_taken`` (E23: 004 "your team must have taken its morto")."""
+        st = self.morto_state[side]
+        return st in ("direct", "indirect") or (st == "stock" and self.r.morto_stock_taken)
+
     def can_go_out(self, side: int) -> bool:
         """000 Gameplay 11, VARIANTS 10: morto taken and the preset's canasta."""
-        return self.morto_state[side] != "waiting" and self.has_canasta(side, self.r.go_out_needs_clean)
+        return self.morto_counts_taken(side) and self.has_canasta(side, self.r.go_out_needs_clean)
 
     def can_empty(self, side: int) -> bool:
         """The hand may be emptied: to take the morto, or to go out (VARIANTS 10, E6)."""
@@ -122,6 +128,16 @@ class _Table:
         for c in need:
             if h[c] == 0:
                 del h[c]
+
+    def stock_morto_side(self, seat: int) -> int | None:
+        """``stock_out = 1``: the side whose untaken morto becomes the stock when ``seat`` must
+        draw from an empty stock, or None when no morto is left (004 How to play, VARIANTS 14):
+        with both untaken, ``seat``'s side's with ``morto_stock_side = 0``, else the other's (E22)."""
+        first = (seat % 2) ^ self.r.morto_stock_side
+        for side in (first, 1 - first):
+            if self.morto_state[side] == "waiting":
+                return side
+        return None
 
     def canasta_word(self) -> str:
         return "a clean canasta" if self.r.go_out_needs_clean else "a canasta"
@@ -258,6 +274,8 @@ class _Table:
         """Could the side empty a hand if its melds were ``melds`` (VARIANTS 10, E6)?"""
         if self.morto_state[side] == "waiting":
             return True
+        if not self.morto_counts_taken(side):
+            return False  # E23: its morto became the stock
         cs = self.r.canasta_size
         return any(
             len(m) >= cs and (not self.r.go_out_needs_clean or _meld_check(m, self.r, True)[0].clean)
@@ -367,7 +385,7 @@ class _Table:
                 hand_cards=hand,
                 went_out=went_side == side,
                 em_cima=self.em_cima,
-                morto_taken=self.morto_state[side] != "waiting" and void is None,
+                morto_taken=self.morto_counts_taken(side) and void is None,
                 rules=self.r,
             )
         return out
