@@ -1,6 +1,6 @@
 """Rule tests of the Buraco presets (``buraco``, ``buraco-fechado``) and ``tranca-br``, and of the
 options that come with Buraco: jokers, going out on a dirty canasta, special canastas
-(docs/rules.md 3.27, E20-E22).
+(docs/rules.md 3.28, E22-E24).
 
 Sources: seed ``004_083ae37bb3863d19.txt`` ("004": How to play, Card values and scoring, Common
 variations), seed ``002_8e477453f063f1ab.txt`` ("002"), VARIANTS.md decisions ("V n").  Every
@@ -250,7 +250,7 @@ def test_joker_run_is_listed_with_a_joker():
         ("AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", 110, 200, 500),
         # the same + the high AH 15 -> 125; clean A..A: 1000 instead of 200
         ("AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH", 125, 200, 1000),
-        # 2C standing for the 5H: dirty, 110 - 5 + 10 = 115; a dirty A-K stays a dirty canasta (E22)
+        # 2C standing for the 5H: dirty, 110 - 5 + 10 = 115; a dirty A-K stays a dirty canasta (E24)
         ("AH 2H 3H 4H 2C 6H 7H 8H 9H 10H JH QH KH", 115, 100, 100),
         # 2H..AH (13 cards, from the 2) is not from ace to king: 110 - 15 + 15 = 110, clean 200
         ("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH", 110, 200, 200),
@@ -258,7 +258,7 @@ def test_joker_run_is_listed_with_a_joker():
 )
 def test_special_canastas(run, melded, bonus_off, bonus_on):
     """004 Common variations "Special canastras": "a clean canastra from ace to king and a
-    canastra from ace to ace earn bigger bonuses. 500 and 1,000 points are common" (E22).  The
+    canastra from ace to ace earn bigger bonuses. 500 and 1,000 points are common" (E24).  The
     deal ends at once with empty hands; the side's score is melded + bonus; the referee's
     score_side agrees."""
     for rules, bonus in ((BURACO, bonus_off), (BURACO.replace(special_canastas=True), bonus_on)):
