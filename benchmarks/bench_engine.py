@@ -3,12 +3,15 @@
 Usage::
 
     python benchmarks/bench_engine.py [--deals 200000] [--pairs basic-basic,random-random] [--no-compile]
-                                      [--preset tranca]
+                                      [--preset tranca | --preset buraco,tranca-br | --preset all]
 
 Prints the commit, the thread counts, deals/s for each strategy pairing at 1
 and 2 threads (same deals, so the ratio is what to compare on a noisy
 machine), the peak resident memory of the process, and the first-run compile
 time (a fresh process with an empty numba cache) and the cached start time.
+With several presets (a comma list, or ``all`` for every played preset) it
+ends with one table: deals/s of each preset and pairing at 1 and 2 threads,
+and each preset's speed as a share of ``tranca``'s (issue 8: within 2x).
 """
 
 from __future__ import annotations
@@ -57,7 +60,11 @@ def main() -> int:
     ap.add_argument("--deals", type=int, default=200_000)
     ap.add_argument("--pairs", default="basic-basic,random-random")
     ap.add_argument("--no-compile", action="store_true", help="skip the first-run compile measurement")
-    ap.add_argument("--preset", default="tranca", help="rule preset to play (default tranca)")
+    ap.add_argument(
+        "--preset",
+        default="tranca",
+        help="rule preset(s) to play: a name, a comma list, or all (default tranca)",
+    )
     args = ap.parse_args()
 
     import numba
@@ -73,28 +80,41 @@ def main() -> int:
         print(f"first run (empty cache, compile): {first:.1f} s   second run (cached): {second:.2f} s")
 
     from tranca_sim.engine import simulate_chunk
-    from tranca_sim.rules import get_preset
+    from tranca_sim.rules import PRESETS, get_preset
 
-    rules = get_preset(args.preset)
-    print(f"preset {rules.name}")
-    simulate_chunk(rules, ("basic", "basic"), 1, 0, 100)  # load / compile
+    names = list(PRESETS) if args.preset == "all" else args.preset.split(",")
     max_threads = min(2, numba.config.NUMBA_NUM_THREADS)
-    for pair in args.pairs.split(","):
-        a, b = pair.split("-")
-        rates = {}
-        for threads in sorted({1, max_threads}):
-            numba.set_num_threads(threads)
-            t = time.perf_counter()
-            c = simulate_chunk(rules, (a, b), 12345, 0, args.deals)
-            dt = time.perf_counter() - t
-            rates[threads] = args.deals / dt
-            out = (c["end_reason"][::2] == 1).mean()
-            print(
-                f"{a} vs {b}: {args.deals} deals, {threads} thread(s): {rates[threads]:,.0f} deals/s  "
-                f"({dt:.2f} s; went out {out:.1%}, mean turns {c['n_turns'][::2].mean():.1f})"
-            )
-        if len(rates) == 2:
-            print(f"  speed-up 2 threads / 1 thread: {rates[max_threads] / rates[1]:.2f}x")
+    table = []  # (preset, pair, {threads: deals/s}, went-out share)
+    for name in names:
+        rules = get_preset(name)
+        print(f"preset {rules.name}")
+        simulate_chunk(rules, ("basic", "basic"), 1, 0, 100)  # load / compile
+        for pair in args.pairs.split(","):
+            a, b = pair.split("-")
+            rates = {}
+            for threads in sorted({1, max_threads}):
+                numba.set_num_threads(threads)
+                t = time.perf_counter()
+                c = simulate_chunk(rules, (a, b), 12345, 0, args.deals)
+                dt = time.perf_counter() - t
+                rates[threads] = args.deals / dt
+                out = (c["end_reason"][::2] == 1).mean()
+                print(
+                    f"{a} vs {b}: {args.deals} deals, {threads} thread(s): {rates[threads]:,.0f} deals/s  "
+                    f"({dt:.2f} s; went out {out:.1%}, mean turns {c['n_turns'][::2].mean():.1f})"
+                )
+            if len(rates) == 2:
+                print(f"  speed-up 2 threads / 1 thread: {rates[max_threads] / rates[1]:.2f}x")
+            table.append((name, pair, rates, out))
+    if len(names) > 1:
+        base = {pair: r for name, pair, r, _ in table if name == "tranca"}
+        print(
+            f"\n| preset | pairing | 1 thread deals/s | {max_threads} threads deals/s | vs tranca | went out |"
+        )
+        print("|---|---|---|---|---|---|")
+        for name, pair, r, out in table:
+            rel = f"{r[1] / base[pair][1]:.2f}" if pair in base else "-"
+            print(f"| {name} | {pair} | {r[1]:,.0f} | {r[max_threads]:,.0f} | {rel} | {out:.1%} |")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {peak:.0f} MiB")
     return 0

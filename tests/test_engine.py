@@ -93,7 +93,7 @@ def test_bad_arguments_are_refused(tranca):
     with pytest.raises(RulesError, match="unknown preset"):
         get_preset("canasta")
     with pytest.raises(RulesError, match="not played"):
-        get_preset("buraco")
+        get_preset("tranca-3p")
     with pytest.raises(RulesError, match="unknown rule option"):
         tranca.replace(wilds=3)
 
