@@ -116,6 +116,8 @@ def refused(rules: Rules, option: str) -> str | None:
     """Why ``Rules.validate`` refuses ``option`` changed under ``rules`` (None: it accepts it)."""
     if option == "special_canastas" and (rules.threes_special or not rules.meld_runs):
         return "special canastas are ace-low runs: they need runs and plain 3s (E16, E24)"
+    if option == "n_jokers" and rules.card_values == "003" and rules.n_jokers == 0:
+        return "the 003 card values have no joker value (Rules.validate refuses n_jokers=4 with them)"
     if option == "meld_sets" and not rules.meld_runs:
         return "without runs a rule set needs same-rank melds"
     if option == "meld_runs" and not rules.meld_sets:

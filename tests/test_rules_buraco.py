@@ -313,7 +313,14 @@ def test_tranca_br_melds():
     2s wild, "Dama-dos-As" (Q-2-A: the 2 for the K) and "siete - siete-dos"; one wild a meld
     (V Presets); with its special 3s a run starts at the 4 (E16)."""
     chk = R.validate_meld("QH 2C AH", BR)
-    assert (chk.legal, chk.kind, chk.clean, chk.low, chk.high, chk.wild_at) == (True, "run", False, 12, 14, (13,))
+    assert (chk.legal, chk.kind, chk.clean, chk.low, chk.high, chk.wild_at) == (
+        True,
+        "run",
+        False,
+        12,
+        14,
+        (13,),
+    )
     assert R.validate_meld("7C 7D 2H", BR).kind == "set"
     assert not R.validate_meld("7C 7D 2H 2S", BR).legal  # two wilds
     assert not R.validate_meld("2H 3H 4H", BR).legal  # no run through the 3 (E16)
@@ -324,7 +331,9 @@ def test_tranca_br_melds():
 def test_tranca_br_wild_on_top_does_not_lock():
     """002 Tres Negro: only a black 3 locks; a wild on top is taken by melding it (E15): pile 5D 2C,
     seat 0 holds KC KD 9S: the stock, or the pile with the new meld 2C KC KD (x = 13)."""
-    st = make_position(BR, hands={0: "KC KD 9S", 1: "5C"}, pile="5D 2C", stock="4C", mortos={0: "4S", 1: "6S"})
+    st = make_position(
+        BR, hands={0: "KC KD 9S", 1: "5C"}, pile="5D 2C", stock="4C", mortos={0: "4S", 1: "6S"}
+    )
     assert acts_of(list_draws, BR, st) == sorted([(A_STOCK, 0, 0), (A_CAP_NEW, 13, CAPNEW_2NAT)])
 
 

@@ -412,10 +412,6 @@ PRESETS["tranca-br"] = dataclasses.replace(
 PLANNED_PRESETS = (
     "tranca-2p",
     "tranca-3p",
-    "tranca-br",
-    "buraco",
-    "buraco-fechado",
-    "tranca-sp",
 )
 
 
