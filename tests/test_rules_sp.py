@@ -65,8 +65,19 @@ def test_sp_preset_values(sp):
     assert not sp.em_cima  # VARIANTS 11: em cima is 000's only
     assert not sp.lock_by_wild and sp.lock_by_black3  # "3 preto ... tranca o lixo"
     assert sp.max_wilds == 1
+    assert sp.stock_out == 1  # 003 silent; VARIANTS 14: an untaken morto becomes the stock (004)
     # 003 Valor em pontos: "Todas as cartas = 10 pontos cada carta", "Curinga (dois) = 10 pontos"
     assert {sp.card_value(k) for k in range(52)} == {10}
+
+
+def test_sp_is_br_with_003_values_and_the_redraw(sp):
+    """VARIANTS Presets: tranca-sp is tranca-br (002) with the flat 10-point cards and the redraw of
+    003; 002's Detalle (the indirect morto paid, VARIANTS 9) is not in 003."""
+    br = get_preset("tranca-br")
+    assert (
+        sp.replace(name="tranca-br", card_values="004", first_player_redraw=False, indirect_morto_void=True)
+        == br
+    )
 
 
 # ---- the redraw, played ----------------------------------------------------------------------
