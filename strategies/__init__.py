@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from strategies.registry import MODULES
+from strategies.registry import MODULES, PARAM_SETS
 
 N_PARAMS = 24  # width of a parameter row; a strategy uses the first len(PARAMS)
 
@@ -107,9 +107,15 @@ def _modules():
     return [importlib.import_module(f"strategies.{m}") for m in MODULES]
 
 
+def _param_sets():
+    """The built-ins played by another built-in's functions (``registry.PARAM_SETS``)."""
+    return [importlib.import_module(f"strategies.{m}") for m in PARAM_SETS]
+
+
 def builtin_names() -> list[str]:
-    """Names of the built-in strategies, in id order."""
-    return [m.NAME for m in _modules()]
+    """Names of the built-in strategies: those with kernel functions in id order, then the
+    parameter sets (``tuned``)."""
+    return [m.NAME for m in _modules() + _param_sets()]
 
 
 def list_strategies(installed: bool = True) -> list[tuple[str, str, tuple[str, ...], tuple[float, ...]]]:
@@ -118,7 +124,7 @@ def list_strategies(installed: bool = True) -> list[tuple[str, str, tuple[str, .
     ``tranca_sim.strategies``), by name; one that cannot be loaded is listed with its error
     as the doc and no parameters."""
     out = []
-    for mod in _modules():
+    for mod in _modules() + _param_sets():
         out.append((mod.NAME, mod.DOC, tuple(p[0] for p in mod.PARAMS), tuple(p[1] for p in mod.PARAMS)))
     if installed:
         from strategies import user
@@ -150,7 +156,7 @@ def strategy_params(name: str) -> list[tuple[str, float, str, float, float, str]
     """
     mod = _module(name)
     if mod is None:
-        raise StrategyError(f"unknown strategy {name!r}; available: {', '.join(m.NAME for m in _modules())}")
+        raise StrategyError(f"unknown strategy {name!r}; available: {', '.join(builtin_names())}")
     return params_of(mod)
 
 
@@ -177,7 +183,7 @@ def _module(name: str):
     process), or None."""
     from strategies import user
 
-    return next((m for m in _modules() + user.loaded() if m.NAME == name), None)
+    return next((m for m in _modules() + _param_sets() + user.loaded() if m.NAME == name), None)
 
 
 def describe(name: str, params, param_names=None) -> str:
@@ -272,7 +278,8 @@ def _lookup(text: str):
     name = name.strip()
     names = builtin_names()
     if name in names:
-        return _modules()[names.index(name)], name, colon, rest, {"module": MODULES[names.index(name)]}
+        mod = (_modules() + _param_sets())[names.index(name)]
+        return mod, name, colon, rest, {"module": getattr(mod, "PLAYS", None) or MODULES[names.index(name)]}
     loaded = user.load_entry_point(name) if NAME_RE.fullmatch(name) else None
     if loaded is None:
         installed = sorted(set(user.entry_points()) - set(names))
@@ -296,8 +303,12 @@ def _ensure_loaded(spec: StrategySpec) -> None:
         raise StrategyError(f"installed strategy {spec.name!r} is not installed in this environment")
 
 
-def resolve(spec: str | StrategySpec, **overrides: float) -> StrategySpec:
+def resolve(spec: str | StrategySpec, preset: str | None = None, **overrides: float) -> StrategySpec:
     """Parse a strategy spec into a :class:`StrategySpec`.
+
+    ``preset`` (a rule preset's name) matters only for a strategy whose defaults depend on it
+    (``tuned``: the parameters of ``strategies/tuned/<preset>.toml``, see
+    :mod:`strategies.tuned`); without it such a strategy takes its module's ``PARAMS`` defaults.
 
     Forms: ``"name"`` or ``"name:p1=v1,p2=v2"`` for a built-in or installed
     strategy; ``"PATH.py"``, ``"PATH.py:NAME"`` or ``"PATH.py:NAME:p1=v1,..."``
@@ -329,8 +340,9 @@ def resolve(spec: str | StrategySpec, **overrides: float) -> StrategySpec:
         origin["path"] = keep_path
     pnames = tuple(p[0] for p in mod.PARAMS)
     params = np.zeros(N_PARAMS, dtype=np.float64)
+    defaults = mod.defaults_for(preset) if preset is not None and hasattr(mod, "defaults_for") else None
     for i, p in enumerate(mod.PARAMS):
-        params[i] = p[1]
+        params[i] = p[1] if defaults is None else defaults[i]
     given: dict[str, str | float] = {}
     if colon and not rest.strip():
         raise StrategyError(f"strategy {spec!r}: nothing after ':'; give name=value pairs or no ':'")

@@ -278,6 +278,31 @@ PARAMS = (
         "switch",
     ),
 )
+# The tuner's search space (``tranca-sim tune``, tranca_sim/lab/tune.py, strategies/search.py):
+# ``(parameter, lowest, highest[, rule])`` or ``(parameter, (value, ...)[, rule])``, the kind (switch,
+# int, real) taken from PARAMS; a range narrower than the parameter's own where the rest plays the
+# same or is a handicap; ``rule``: searched only when that rule option of the preset is on. The
+# handicaps (never_pile, never_wild, never_out) are not searched.
+SEARCH = (
+    ("take_pile_min", 1, 8),
+    ("wild_reserve", 0, 1),
+    ("clean_patience", 0, 4),
+    ("black3_lock", 0, 1),
+    ("safe_discard", 0, 1),
+    ("go_out", 0, 1),
+    ("wild_melds", 0, 1),
+    ("morto_stock", (108, 40, 35, 30, 25, 20, 15, 10, 5, 0)),  # MORTO_SWEEP's grid; 108: never holds
+    ("morto_melds", 0, 6),
+    ("morto_rush", 0, 1),
+    ("keep_clean", 0, 1),
+    ("red3_pace", 0, 1),
+    ("partner", 0, 1),
+    ("long_meld", 0, 8),
+    ("pile_fit", 0.0, 1.0),
+    ("endgame_lay", 0, 1),
+    ("morto_seen", 0, 1, "mortos_face_up"),
+    ("aberta_rush", 0, 1, "mortos_face_up"),
+)
 P_TAKE_PILE_MIN = 0
 P_WILD_RESERVE = 1
 P_CLEAN_PATIENCE = 2

@@ -10,3 +10,9 @@ MODULES = (
     "basic",
     "passive",
 )
+
+#: Built-in strategies played by another built-in's kernel functions with their own parameter
+#: values (a module with ``PLAYS = "<module in MODULES>"``): no id and no branch of their own in
+#: ``_dispatch.py``, so adding one compiles nothing. ``tuned`` is ``basic`` with the parameters
+#: of ``strategies/tuned/<preset>.toml``.
+PARAM_SETS = ("tuned",)

@@ -1,4 +1,4 @@
-"""Command line: ``tranca-sim simulate | summarize | replay | check | experiment | report | presets | strategies``.
+"""Command line: ``tranca-sim simulate | summarize | replay | check | experiment | report | tune | presets | strategies``.
 
 Every user error (unknown preset, strategy or rule option, bad number, an
 existing, special or unwritable output, an unreadable input) ends with one
@@ -51,6 +51,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from .io import RunFileError
     from .lab.experiment import ExperimentError
     from .lab.spec import SpecError
+    from .lab.tune import TuneError
     from .parallel import ClusterError
     from .rules import RulesError
     from .run import RunOptionError
@@ -62,6 +63,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         SpecError,
         ExperimentError,
         ClusterError,
+        TuneError,
     )
     try:
         from strategies import StrategyError
@@ -286,6 +288,69 @@ def build_parser() -> argparse.ArgumentParser:
         help="write report.md and the charts of an experiment directory from its Parquet files",
     )
     rp.add_argument("run_dir", metavar="RUN_DIR", help="a directory written by 'tranca-sim experiment'")
+
+    tu = sub.add_parser(
+        "tune",
+        help="search a strategy's parameters for the most points a deal against an opponent, "
+        "confirmed on fresh deals",
+    )
+    tu.add_argument(
+        "strategy", metavar="STRATEGY", help="strategy to tune, e.g. basic (its values start the search)"
+    )
+    tu.add_argument("--preset", default="tranca", help="rule preset; default tranca")
+    tu.add_argument("--vs", default="basic", metavar="OPPONENT", help="opponent of round 1; default basic")
+    tu.add_argument(
+        "--budget",
+        type=_deals,
+        required=True,
+        metavar="DEALS",
+        help="deals of the search over all rounds (selection and confirmations come on top)",
+    )
+    tu.add_argument("--out", required=True, metavar="DIR", help="output directory, e.g. reports/tune-tranca/")
+    tu.add_argument(
+        "--seed", type=_seed, default=1, help="master seed of every deal and of the optimiser; default 1"
+    )
+    tu.add_argument(
+        "--rounds",
+        type=_positive_int,
+        default=3,
+        help="most rounds: round 2 on tunes against round 1's winner ..."
+        " (self-play), until a winner does not beat its opponent significantly; default 3",
+    )
+    tu.add_argument(
+        "--params",
+        default=None,
+        metavar="P,Q,...",
+        help="search only these parameters of the strategy's search space (default: all of it)",
+    )
+    tu.add_argument(
+        "--trial-deals", type=_positive_int, default=4000, help="deals per candidate (even); default 4000"
+    )
+    tu.add_argument(
+        "--select-top", type=_positive_int, default=8, help="candidates re-played in the selection; default 8"
+    )
+    tu.add_argument(
+        "--select-deals",
+        type=_positive_int,
+        default=20_000,
+        help="deals each in the selection; default 20000",
+    )
+    tu.add_argument(
+        "--confirm-deals",
+        type=_positive_int,
+        default=40_000,
+        help="deals of each confirmation run; default 40000",
+    )
+    tu.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="change a rule of the preset (repeatable)",
+    )
+    tu.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    tu.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
+    tu.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     sub.add_parser("presets", help="list the rule presets")
     st = sub.add_parser(
@@ -685,6 +750,79 @@ def _cmd_report(a) -> None:
     print(f"wrote {written[-1]} and {charts} charts (PNG and SVG) in {a.run_dir}")
 
 
+def _cmd_tune(a) -> None:
+    from pathlib import Path
+
+    from .lab.experiment import check_out_dir
+    from .lab.tune import TuneConfig, check_config, command_line, run_tune
+    from .run import parse_rule_args
+
+    _check_threads(a.threads)
+    with _flag("--rule"):
+        rules = parse_rule_args(a.rule)
+    only = None
+    if a.params is not None:
+        only = tuple(x.strip() for x in a.params.split(",") if x.strip())
+        if not only:
+            _fail(f"--params {a.params!r}: give parameter names separated by commas")
+    cfg = TuneConfig(
+        strategy=a.strategy,
+        preset=a.preset,
+        opponent=a.vs,
+        budget=a.budget,
+        out=a.out,
+        rules=rules,
+        trial_deals=a.trial_deals,
+        select_top=a.select_top,
+        select_deals=a.select_deals,
+        confirm_deals=a.confirm_deals,
+        rounds=a.rounds,
+        only=only,
+        seed=a.seed,
+        threads=a.threads,
+        force=a.force,
+        progress=not a.no_progress,
+        command=command_line(),
+    )
+    from strategies import resolve
+
+    with _flag("STRATEGY", a.strategy):
+        resolve(a.strategy)
+    with _flag("--vs", a.vs):
+        resolve(a.vs)
+    with _flag("--preset", a.preset):
+        from .rules import get_preset
+
+        get_preset(a.preset)
+    with _flag("--params" if only else "STRATEGY", a.params if only else a.strategy):
+        from strategies.search import search_space
+
+        search_space(a.strategy, None, only)
+    check_config(cfg)
+    with _flag("--out"):
+        check_out_dir(Path(a.out), a.force)
+    res = run_tune(cfg)
+    a.written = res["dir"]
+    f = res["final"]
+    for rd in res["rounds"]:
+        c = rd["confirmation"]
+        print(
+            f"round {rd['round']} vs {rd['opponent_label']}: {rd['played']} candidates; winner {rd['winner_label']}: "
+            f"search {rd['search_mean']:+.1f}, selection {rd['selection_mean']:+.1f}, confirmed "
+            f"{c['mean']:+.1f} [{c['lo']:+.1f}, {c['hi']:+.1f}] (p {c['p_greater']:.2g}, "
+            f"{'beats it' if rd['beats_opponent'] else 'not significant: stop'})"
+        )
+    print(
+        f"tuned: {res['champion_label']}\n"
+        f"vs {res['opponent_label']} on {f['decks']} fresh decks ({f['deals']} deals): {f['mean']:+.1f} points a deal, "
+        f"95% CI [{f['lo']:+.1f}, {f['hi']:+.1f}]"
+    )
+    print(
+        f"{_n_deals(res['deals'])} in {res['seconds']:.0f} s ({res['seconds'] / 60:.1f} min): "
+        f"{res['deals_per_s']:.0f} deals/s ({res['threads']} threads); wrote {res['dir']}"
+    )
+
+
 def _cmd_presets(a) -> None:
     from .rules import PLANNED_PRESETS, PRESET_SOURCES, PRESETS, differences
 
@@ -787,7 +925,7 @@ def main(argv=None) -> int:
 
 def _stopped(what: str, state: dict) -> str:
     args = state["args"]
-    if args is not None and args.command == "experiment":
+    if args is not None and args.command in ("experiment", "tune"):
         if getattr(args, "written", None):
             return f"{what} after writing {args.written}"
         return f"{what}; {args.out} was not written (an existing one is left as it was)"
@@ -818,6 +956,7 @@ def _main(argv, state: dict) -> int:
         "check": _cmd_check,
         "experiment": _cmd_experiment,
         "report": _cmd_report,
+        "tune": _cmd_tune,
         "presets": _cmd_presets,
         "strategies": _cmd_strategies,
     }[args.command]

@@ -391,7 +391,7 @@ def run_simulation(
 
     from strategies import resolve
 
-    specs = (resolve(side_a), resolve(side_b))
+    specs = (resolve(side_a, preset=preset), resolve(side_b, preset=preset))
     if resume and not dataset and not _ds.wants_dataset(out) and os.fspath(out).lower().endswith(".parquet"):
         raise RunOptionError(
             f"resume finishes a dataset directory and {os.fspath(out)!r} is none (a .parquet run file is "

@@ -178,10 +178,10 @@ def _deal_deck_nb(rp, master_seed, d):
 # ---- Python side -------------------------------------------------------------------
 
 
-def _seat_arrays(strategies) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
+def _seat_arrays(strategies, preset: str | None = None) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
     if isinstance(strategies, (str, StrategySpec)):
         strategies = (strategies, strategies)
-    specs = [resolve(s) for s in strategies]
+    specs = [resolve(s, preset=preset) for s in strategies]  # preset: defaults of `tuned`
     if len(specs) != 2:
         raise ValueError(f"give one strategy per side (2), got {len(specs)}")
     sids = np.array([specs[s & 1].sid for s in range(4)], dtype=np.int64)
@@ -262,7 +262,7 @@ def simulate_chunk(
         For bad rules, strategies, seed, start or count.
     """
     rp = rules.to_array()
-    sids, prm, _ = _seat_arrays(strategies)
+    sids, prm, _ = _seat_arrays(strategies, rules.name)
     seed = _check_seed(master_seed)
     if int(count) < 1 or int(start) < 0:
         raise ValueError(f"need start >= 0 and count >= 1, got start={start}, count={count}")
@@ -322,7 +322,7 @@ def play_deck(
     """
     rp = rules.to_array()
     arr = _as_deck(rules, deck)
-    sids, prm, _ = _seat_arrays(strategies)
+    sids, prm, _ = _seat_arrays(strategies, rules.name)
     st = new_state()
     st.sc[SC_LOG_ON] = 1 if log else 0
     out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
@@ -353,7 +353,7 @@ def play_position(
     rp = rules.to_array()
     pack = np.zeros((2, N_KINDS), dtype=np.int64)
     pack[0] = counts(st)
-    sids, prm, _ = _seat_arrays(strategies)
+    sids, prm, _ = _seat_arrays(strategies, rules.name)
     out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
     _play_position_nb(

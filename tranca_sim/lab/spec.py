@@ -77,6 +77,8 @@ class SpecError(ValueError):
 
 
 class _Checker:
+    preset: str | None = None  # the experiment's preset, once read (strategies such as tuned depend on it)
+
     def __init__(self, path):
         self.path = str(path)
 
@@ -133,7 +135,7 @@ class _Checker:
                 self.fail(f"{field.rsplit('.', 1)[0]}.params.{k}", f"must be a number, got {v!r}")
             overrides[k] = repr(float(v))
         try:
-            return resolve(text, **overrides).text
+            return resolve(text, preset=self.preset, **overrides).text
         except StrategyError as e:
             self.fail(field, str(e))
 
@@ -202,6 +204,7 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
         rules = get_preset(preset)
     except RulesError as e:
         c.fail("preset", str(e))
+    c.preset = preset
     rule_opts = doc.get("rules", {})
     if not isinstance(rule_opts, dict):
         c.fail("rules", f"must be a table of option = value, got {rule_opts!r}")
