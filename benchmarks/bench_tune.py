@@ -19,7 +19,15 @@ import subprocess
 import time
 from pathlib import Path
 
-PARAMS = ("take_pile_min", "black3_lock", "safe_discard", "partner", "endgame_lay", "keep_clean", "morto_stock")
+PARAMS = (
+    "take_pile_min",
+    "black3_lock",
+    "safe_discard",
+    "partner",
+    "endgame_lay",
+    "keep_clean",
+    "morto_stock",
+)
 
 
 def main() -> None:

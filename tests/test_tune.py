@@ -264,3 +264,37 @@ def test_tuned_plays_basic_with_its_parameters():
     from strategies.tuned import params_row
 
     assert np.array_equal(params_row("tranca"), spec.params)
+
+
+def test_tuned_in_simulate_and_in_an_experiment_file(tmp_path, capsys):
+    status, out, err = call(
+        [
+            "simulate",
+            "--deals",
+            "20",
+            "--side-a",
+            "tuned",
+            "--side-b",
+            "basic",
+            "--out",
+            str(tmp_path / "r.parquet"),
+        ]
+        + ["--no-progress"],
+        capsys,
+    )
+    assert status == 0, err
+    assert "A = tuned; B = basic" in out
+    from tranca_sim.io import load_meta
+
+    entry = load_meta(tmp_path / "r.parquet")["strategies"][0]
+    assert entry["name"] == "tuned" and entry["params"] == list(resolve("tuned").params[:21])
+    from tranca_sim.lab.spec import load_spec
+
+    exp = tmp_path / "e.toml"
+    exp.write_text(
+        'name = "t"\ntitle = "t"\nquestion = "q"\nbaseline = "tuned"\nseed = 1\nbatch = 20\nbudget = 20\n'
+        '[[variants]]\nlabel = "no lock"\nstrategy = "tuned:black3_lock=0"\n'
+    )
+    spec = load_spec(exp)
+    assert resolve(spec["baseline"]).param_dict == resolve("tuned", preset="tranca").param_dict
+    assert resolve(spec["variants"][0]["strategy"]).param_dict["black3_lock"] == 0.0
