@@ -249,6 +249,9 @@ def run_tune(cfg: TuneConfig) -> dict:
     per_round = cfg.budget // cfg.rounds
     champion, opponent = base, opp
     started = _dt.datetime.now(_dt.UTC)
+    from .tune_report import _git_commit
+
+    commit = _git_commit()  # of the code that runs, before anything is committed meanwhile
     load0 = os.getloadavg()
     played = 0
     total = (
@@ -422,6 +425,7 @@ def run_tune(cfg: TuneConfig) -> dict:
         "load": (load0, os.getloadavg()),
         "cpus": os.cpu_count(),
         "started": started.isoformat(timespec="seconds"),
+        "commit": commit,
         "command": cfg.command,
         "config": cfg,
     }

@@ -110,8 +110,9 @@ def trace_figure(rows: list[dict], result: dict):
             zorder=4,
         )
         verdict = "beats it" if rd["beats_opponent"] else "does not beat it significantly"
+        vs = rd["opponent_label"] if r == 1 else f"round {r - 1}'s winner"
         ax.set_title(
-            f"round {r}: against {rd['opponent_label']}, {rd['played']} candidates played; "
+            f"round {r}: against {vs}, {rd['played']} candidates played; "
             f"winner {c['mean']:+.1f} [{c['lo']:+.1f}, {c['hi']:+.1f}], {verdict}",
             fontsize=8.5,
             loc="left",
@@ -127,17 +128,22 @@ def trace_figure(rows: list[dict], result: dict):
         if below:
             ax.text(
                 0.01,
-                0.02,
+                0.03,
                 f"{below} of {len(y)} candidates lie below {lo - pad:+.0f} (not shown)",
                 transform=ax.transAxes,
                 fontsize=7,
                 color="#5d6d7e",
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.5},
+                zorder=5,
             )
     axes[-1].set_xlabel("candidate, in the order the optimiser asked for it (search stage)", fontsize=8)
     axes[0].legend(fontsize=7, loc="lower right", ncol=2)
     f = result["final"]
+    import textwrap
+
+    head = f"tune {result['base_label']} ({result['preset']}): " + result["champion_label"].replace(",", ", ")
     fig.suptitle(
-        f"tune {result['base_label']} ({result['preset']}): {result['champion_label']}\n"
+        textwrap.fill(head, 88) + "\n"
         f"vs {result['opponent_label']} on fresh decks: {f['mean']:+.1f} [{f['lo']:+.1f}, {f['hi']:+.1f}] "
         f"points a deal ({f['decks']:,} decks)",
         fontsize=9.5,
@@ -169,7 +175,7 @@ def params_toml(result: dict) -> str:
         f"strategy = {toml_value(result['strategy'].partition(':')[0])}",
         f"preset = {toml_value(result['preset'])}",
         f"command = {toml_value(result['command'])}",
-        f"commit = {toml_value(_git_commit())}",
+        f"commit = {toml_value(result.get('commit') or _git_commit())}",
         f"made = {toml_value(result['started'])}",
         f"rule_options = {toml_value(sorted(f'{k}={v}' for k, v in result['rules'].items()))}",
         "",
@@ -207,7 +213,10 @@ def report_md(rows: list[dict], result: dict) -> str:
     lines = [
         f"# Tuning `{result['base_label']}` for `{result['preset']}`",
         "",
-        f"Command: `{result['command'] or '(from Python)'}` (commit {_git_commit()}, started {result['started']}).",
+        (
+            f"Command: `{result['command'] or '(from Python)'}` (commit {result.get('commit') or _git_commit()}, "
+            f"started {result['started']})."
+        ),
         "",
         "## Result",
         "",
@@ -215,7 +224,7 @@ def report_md(rows: list[dict], result: dict) -> str:
             f"**`{result['champion_label']}`** against `{result['opponent_label']}`: "
             f"**{_fmt(f['mean'])} points a deal, 95% CI [{_fmt(f['lo'])}, {_fmt(f['hi'])}]** "
             f"(one-sided p {_p(f['p_greater'])}), from the final run only: {f['decks']:,} fresh decks "
-            f"({f['deals']:,} deals, duplicate design, master seed {f['seed']}, deals {f['first_deal']:,} to "
+            f"({f['deals']:,} deals, duplicate design, master seed {f['seed']}, deal indices {f['first_deal']:,} to "
             f"{f['first_deal'] + f['decks'] - 1:,}), none of them used in the search or the selection. "
             f"Goes out in {f['went_out']:.0%} of its deals against {f['opp_went_out']:.0%}; "
             f"win share difference {_fmt(100 * f.get('win_share_diff', math.nan))} percentage points."
@@ -280,7 +289,8 @@ def report_md(rows: list[dict], result: dict) -> str:
     for b in result["blocks"]:
         rd = f"round {b['round']}" if b["round"] else "after the rounds"
         lines.append(
-            f"  - {b['stage']}, {rd}: deals {b['start']:,} to {b['start'] + b['decks'] - 1:,} ({b['decks']:,} decks)"
+            f"  - {b['stage']}, {rd}: deal indices {b['start']:,} to {b['start'] + b['decks'] - 1:,} "
+            f"({b['decks']:,} decks, each dealt twice)"
         )
     lines += [
         (
@@ -311,3 +321,67 @@ def write_outputs(out_dir: Path, rows: list[dict], result: dict) -> list[Path]:
             tmp.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+def summary_from_trials(out_dir, alpha: float = 0.05) -> tuple[list[dict], dict]:
+    """``(rows, result)`` rebuilt from a tuning directory's ``trials.parquet`` and ``params.toml``:
+    what :func:`trace_figure` needs (rounds, final run, labels), so the chart can be drawn again
+    without playing a deal (``redraw_trace``).
+
+    Raises
+    ------
+    tranca_sim.io.RunFileError
+        If ``trials.parquet`` or ``params.toml`` is missing or unreadable.
+    """
+    import tomllib
+
+    import polars as pl
+
+    from ..io import RunFileError
+
+    d = Path(out_dir)
+    try:
+        rows = pl.read_parquet(d / "trials.parquet").to_dicts()
+        meta = tomllib.loads((d / "params.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError, pl.exceptions.PolarsError) as e:
+        raise RunFileError(f"{str(d)!r} is not a tuning directory: {e}") from None
+    rounds = []
+    for r in sorted({x["round"] for x in rows if x["round"] > 0}):
+        conf = next((x for x in rows if x["round"] == r and x["stage"] == "confirmation"), None)
+        if conf is None:
+            continue
+        search = [x for x in rows if x["round"] == r and x["stage"] == "search"]
+        sel = next(
+            x for x in rows if x["round"] == r and x["stage"] == "selection" and x["trial"] == conf["trial"]
+        )
+        src = next(x for x in search if x["trial"] == conf["trial"])
+        rounds.append(
+            {
+                "round": r,
+                "opponent_label": conf["opponent"],
+                "played": len(search),
+                "winner_label": conf["label"],
+                "search_mean": src["mean"],
+                "selection_mean": sel["mean"],
+                "confirmation": conf,
+                "beats_opponent": bool(conf["p_greater"] < alpha and conf["label"] != conf["opponent"]),
+            }
+        )
+    final = next(x for x in rows if x["stage"] == "final")
+    result = {
+        "rounds": rounds,
+        "final": final,
+        "preset": meta.get("preset", "?"),
+        "base_label": meta.get("strategy", "?"),
+        "champion_label": final["label"],
+        "opponent_label": final["opponent"],
+    }
+    return rows, result
+
+
+def redraw_trace(out_dir) -> list[Path]:
+    """Draw ``trace.png``/``trace.svg`` of a tuning directory again from its files."""
+    from .charts import save_figure
+
+    rows, result = summary_from_trials(out_dir)
+    return save_figure(trace_figure(rows, result), Path(out_dir), "trace")
