@@ -60,6 +60,7 @@ class StrategySpec:
     path: str | None = None
     file: str | None = None
     sha256: str | None = None
+    preset: str | None = None  # the preset whose defaults it took (strategies such as tuned), else None
 
     @property
     def sid(self) -> int:
@@ -79,7 +80,7 @@ class StrategySpec:
     def label(self) -> str:
         """The strategy as people name it: its name and only the parameters that differ
         from their defaults (``"basic:black3_lock=1"``; ``"basic"`` when all are defaults)."""
-        return describe(self.name, self.params[: len(self.param_names)], self.param_names)
+        return describe(self.name, self.params[: len(self.param_names)], self.param_names, self.preset)
 
     @property
     def portable_text(self) -> str:
@@ -186,7 +187,7 @@ def _module(name: str):
     return next((m for m in _modules() + _param_sets() + user.loaded() if m.NAME == name), None)
 
 
-def describe(name: str, params, param_names=None) -> str:
+def describe(name: str, params, param_names=None, preset: str | None = None) -> str:
     """Short text of a strategy: ``name`` and the parameters that differ from their defaults.
 
     Parameters
@@ -197,6 +198,9 @@ def describe(name: str, params, param_names=None) -> str:
         Its parameter values in ``PARAMS`` order (the ``strategy_params`` column).
     param_names : sequence of str, optional
         Names of ``params`` (from the run metadata); checked against the strategy's.
+    preset : str, optional
+        The run's preset: the defaults of a strategy whose defaults depend on it (``tuned``:
+        ``strategies/tuned/<preset>.toml``); without it, its module's ``PARAMS`` defaults.
 
     Returns
     -------
@@ -216,7 +220,8 @@ def describe(name: str, params, param_names=None) -> str:
         if names is not None and len(names) == len(vals):
             return f"{name}:" + ",".join(f"{n}={v:g}" for n, v in zip(names, vals))
         return f"{name}:" + ",".join(f"{v:g}" for v in vals)
-    changed = [f"{p[0]}={v:g}" for p, v in zip(mod.PARAMS, vals) if v != float(p[1])]
+    defaults = mod.defaults_for(preset) if hasattr(mod, "defaults_for") else [float(p[1]) for p in mod.PARAMS]
+    changed = [f"{p[0]}={v:g}" for p, v, d in zip(mod.PARAMS, vals, defaults) if v != float(d)]
     return f"{name}:{','.join(changed)}" if changed else name
 
 
@@ -329,6 +334,7 @@ def resolve(spec: str | StrategySpec, preset: str | None = None, **overrides: fl
     """
     keep_path = None
     if isinstance(spec, StrategySpec):
+        preset = spec.preset if preset is None else preset
         if spec.file:
             _ensure_loaded(spec)
         if not overrides:
@@ -378,4 +384,6 @@ def resolve(spec: str | StrategySpec, preset: str | None = None, **overrides: fl
                 f"parameter {key!r} of {name!r} must be {what} from {lo:g} to {hi:g}, got {val!r}"
             )
         params[pnames.index(key)] = x
-    return StrategySpec(name, params, pnames, **origin)
+    return StrategySpec(
+        name, params, pnames, **origin, preset=preset if hasattr(mod, "defaults_for") else None
+    )

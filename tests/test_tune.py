@@ -241,7 +241,11 @@ def test_tuned_reads_a_new_presets_file(tmp_path, monkeypatch):
     monkeypatch.setattr(tuned, "PARAM_DIR", tmp_path)
     tuned.load.cache_clear()
     try:
-        assert resolve("tuned", preset="tranca-aberta").param_dict["morto_seen"] == 0.0
+        aberta = resolve("tuned", preset="tranca-aberta")
+        assert aberta.param_dict["morto_seen"] == 0.0
+        # named after its own preset's values: "tuned" there, a change from them named
+        assert aberta.label == "tuned" and resolve(aberta, partner=0).label == "tuned:partner=0"
+        assert resolve(aberta.text).label == "tuned:morto_seen=0"  # without the preset: against tranca's
         assert resolve("tuned", preset="tranca").param_dict["morto_seen"] == 1.0
         (tmp_path / "tranca-paulista.toml").write_text("[params]\nblack3_lock = 2\n")
         with pytest.raises(tuned.TunedParamsError, match="black3_lock = 2"):

@@ -589,7 +589,7 @@ def side_labels(meta: dict) -> list[str] | None:
         return [
             str(x["label"])
             if x["name"] not in builtin and x.get("label")
-            else describe(str(x["name"]), x["params"], x.get("param_names"))
+            else describe(str(x["name"]), x["params"], x.get("param_names"), meta.get("preset"))
             for x in sides
         ]
     except (KeyError, TypeError, ValueError):

@@ -324,7 +324,7 @@ def run_experiment(
             out.parent.mkdir(parents=True, exist_ok=True)
             (tmp / "runs").mkdir(parents=True)
         for p in plans:
-            specs = (resolve(p.side_a), resolve(p.side_b))
+            specs = (resolve(p.side_a, preset=spec["preset"]), resolve(p.side_b, preset=spec["preset"]))
             meta = _run_meta(p, specs, spec, n_threads)
             writers[p.key] = _RunWriter(tmp / "runs" / f"{p.key}.parquet", meta)
         simulate_chunk(rules, (spec["baseline"], spec["baseline"]), master_seed=seed, start=0, count=1)

@@ -209,8 +209,10 @@ def _side_labels(cols, names: set, side: np.ndarray) -> list[set]:
     if with_params:
         from strategies import describe  # needs the registry's defaults
 
+        presets = _distinct(cols, "preset") if "preset" in names else set()
+        preset = next(iter(presets)) if len(presets) == 1 else None  # tuned's defaults depend on it
         for s, name, prm in pairs:
-            out[s].add(describe(name, prm))
+            out[s].add(describe(name, prm, preset=preset))
     else:
         for s, name, _ in pairs:
             out[s].add(name)
