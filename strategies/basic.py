@@ -302,6 +302,7 @@ SEARCH = (
     ("endgame_lay", 0, 1),
     ("morto_seen", 0, 1, "mortos_face_up"),
     ("aberta_rush", 0, 1, "mortos_face_up"),
+    ("redraw", 0, 1, "first_player_redraw"),
 )
 P_TAKE_PILE_MIN = 0
 P_WILD_RESERVE = 1

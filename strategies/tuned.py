@@ -36,6 +36,7 @@ PARAM_DIR = Path(__file__).with_name("tuned")
 choose_draw = _basic.choose_draw
 choose_meld = _basic.choose_meld
 choose_discard = _basic.choose_discard
+choose_redraw = _basic.choose_redraw
 SEARCH = _basic.SEARCH
 
 

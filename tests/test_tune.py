@@ -35,7 +35,11 @@ def test_basic_search_space_leaves_out_handicaps_and_face_up_switches_in_tranca(
     assert "never_pile" not in names and "never_wild" not in names and "never_out" not in names
     # mortos are face down in tranca: the two switches that read face-up mortos change nothing there
     assert "morto_seen" not in names and "aberta_rush" not in names
-    assert len(names) == 16  # 21 parameters of basic - 3 handicaps - 2 face-up switches
+    # 22 parameters of basic - 3 handicaps - 2 face-up switches - the first player's redraw (tranca-sp)
+    assert len(names) == 16
+    assert "redraw" not in names and "redraw" in [
+        p.name for p in search_space("basic", get_preset("tranca-sp"))
+    ]
     aberta = [p.name for p in search_space("basic", get_preset("tranca-aberta"))]
     assert aberta == names + ["morto_seen", "aberta_rush"]
 
@@ -291,7 +295,9 @@ def test_tuned_in_simulate_and_in_an_experiment_file(tmp_path, capsys):
     from tranca_sim.io import load_meta
 
     entry = load_meta(tmp_path / "r.parquet")["strategies"][0]
-    assert entry["name"] == "tuned" and entry["params"] == list(resolve("tuned").params[:21])
+    assert entry["name"] == "tuned" and entry["params"] == list(
+        resolve("tuned").params[: len(entry["param_names"])]
+    )
     from tranca_sim.lab.spec import load_spec
 
     exp = tmp_path / "e.toml"
