@@ -104,6 +104,18 @@ class StrategySpec:
         return out
 
 
+def check_rules(specs, rules) -> None:
+    """Let each strategy refuse a rule set it cannot play: a strategy module may define
+    ``check_rules(rules)`` raising :class:`StrategyError` (``search`` plays 4-seat partnership
+    presets only).  ``specs``: :class:`StrategySpec` objects; ``rules``: a
+    :class:`tranca_sim.rules.Rules`."""
+    for spec in specs:
+        mod = _module(spec.name)
+        check = getattr(mod, "check_rules", None) if mod is not None else None
+        if check is not None:
+            check(rules)
+
+
 def _modules():
     return [importlib.import_module(f"strategies.{m}") for m in MODULES]
 

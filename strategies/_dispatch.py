@@ -5,6 +5,7 @@ from numba import njit
 from strategies import random_ as _s0
 from strategies import basic as _s1
 from strategies import passive as _s2
+from strategies import search as _s3
 
 
 @njit(cache=True, inline="always")
@@ -15,6 +16,8 @@ def choose_draw(sid, prm, obs, acts, n, rng):
         return _s1.choose_draw(prm, obs, acts, n, rng)
     elif sid == 2:
         return _s2.choose_draw(prm, obs, acts, n, rng)
+    elif sid == 3:
+        return _s3.choose_draw(prm, obs, acts, n, rng)
     return -1
 
 
@@ -26,6 +29,8 @@ def choose_meld(sid, prm, obs, acts, n, rng):
         return _s1.choose_meld(prm, obs, acts, n, rng)
     elif sid == 2:
         return _s2.choose_meld(prm, obs, acts, n, rng)
+    elif sid == 3:
+        return _s3.choose_meld(prm, obs, acts, n, rng)
     return -1
 
 
@@ -37,6 +42,8 @@ def choose_discard(sid, prm, obs, rng):
         return _s1.choose_discard(prm, obs, rng)
     elif sid == 2:
         return _s2.choose_discard(prm, obs, rng)
+    elif sid == 3:
+        return _s3.choose_discard(prm, obs, rng)
     return -1
 
 

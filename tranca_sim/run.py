@@ -389,9 +389,10 @@ def run_simulation(
     opts = coerce_rule_options(rules, rule_options)
     rules = rules.replace(**opts) if opts else rules.validate()
 
-    from strategies import resolve
+    from strategies import check_rules, resolve
 
     specs = (resolve(side_a, preset=preset), resolve(side_b, preset=preset))
+    check_rules(specs, rules)
     if resume and not dataset and not _ds.wants_dataset(out) and os.fspath(out).lower().endswith(".parquet"):
         raise RunOptionError(
             f"resume finishes a dataset directory and {os.fspath(out)!r} is none (a .parquet run file is "

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit, prange
 
-from strategies import N_PARAMS, StrategySpec, resolve
+from strategies import N_PARAMS, StrategySpec, check_rules, resolve
 
 from .. import schema as S
 from ..rules import R_N_JOKERS, Rules
@@ -178,12 +178,14 @@ def _deal_deck_nb(rp, master_seed, d):
 # ---- Python side -------------------------------------------------------------------
 
 
-def _seat_arrays(strategies, preset: str | None = None) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
+def _seat_arrays(strategies, preset: str | None = None, rules=None) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
     if isinstance(strategies, (str, StrategySpec)):
         strategies = (strategies, strategies)
     specs = [resolve(s, preset=preset) for s in strategies]  # preset: defaults of `tuned`
     if len(specs) != 2:
         raise ValueError(f"give one strategy per side (2), got {len(specs)}")
+    if rules is not None:
+        check_rules(specs, rules)
     sids = np.array([specs[s & 1].sid for s in range(4)], dtype=np.int64)
     prm = np.zeros((4, N_PARAMS), dtype=np.float64)
     for s in range(4):
@@ -262,7 +264,7 @@ def simulate_chunk(
         For bad rules, strategies, seed, start or count.
     """
     rp = rules.to_array()
-    sids, prm, _ = _seat_arrays(strategies, rules.name)
+    sids, prm, _ = _seat_arrays(strategies, rules.name, rules)
     seed = _check_seed(master_seed)
     if int(count) < 1 or int(start) < 0:
         raise ValueError(f"need start >= 0 and count >= 1, got start={start}, count={count}")
@@ -322,7 +324,7 @@ def play_deck(
     """
     rp = rules.to_array()
     arr = _as_deck(rules, deck)
-    sids, prm, _ = _seat_arrays(strategies, rules.name)
+    sids, prm, _ = _seat_arrays(strategies, rules.name, rules)
     st = new_state()
     st.sc[SC_LOG_ON] = 1 if log else 0
     out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
@@ -353,7 +355,7 @@ def play_position(
     rp = rules.to_array()
     pack = np.zeros((2, N_KINDS), dtype=np.int64)
     pack[0] = counts(st)
-    sids, prm, _ = _seat_arrays(strategies, rules.name)
+    sids, prm, _ = _seat_arrays(strategies, rules.name, rules)
     out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
     _play_position_nb(
