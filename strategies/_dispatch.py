@@ -5,7 +5,7 @@ from numba import njit
 from strategies import random_ as _s0
 from strategies import basic as _s1
 from strategies import passive as _s2
-from strategies import search as _s3
+from strategies import pimc as _s3
 
 
 @njit(cache=True, inline="always")

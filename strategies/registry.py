@@ -9,7 +9,7 @@ MODULES = (
     "random_",
     "basic",
     "passive",
-    "search",
+    "pimc",
 )
 
 #: Built-in strategies played by another built-in's kernel functions with their own parameter

@@ -5,8 +5,9 @@ compiles, not the modules that function calls into; editing a strategy in
 ``strategies/`` would leave a stale kernel in the cache.  We therefore point
 numba's cache at ``<base>/<hash>``, where the hash covers every ``.py`` file
 under ``tranca_sim/`` and ``strategies/`` that defines numba kernels (``njit``;
-so editing the CLI or the I/O code keeps the cache), the package version and
-numba's version.  ``<base>`` is ``$TRANCA_SIM_CACHE_DIR``, else
+so editing the CLI or the I/O code keeps the cache), the parameter files of
+``tuned`` (``strategies/tuned/*.toml``: the search player's rollouts compile
+them in as constants), the package version and numba's version.  ``<base>`` is ``$TRANCA_SIM_CACHE_DIR``, else
 ``$NUMBA_CACHE_DIR``, else ``~/.cache/tranca-sim``; if it cannot be created,
 a directory under the system temporary directory is used, so the stale-cache
 guard holds even then.
@@ -51,6 +52,9 @@ def source_hash(version: str) -> str:
             if b"njit" in text:
                 h.update(p.relative_to(pkg).as_posix().encode())
                 h.update(text)
+    for p in sorted((root.parent / "strategies" / "tuned").glob("*.toml")):
+        h.update(p.name.encode())  # tuned parameters: numba constants of the search's rollouts
+        h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -127,13 +127,30 @@ PH_DRAW = 0
 PH_MELD = 1
 PH_DISCARD = 2
 
-#: rollout policies: parameter rows of ``basic`` (row 0: its defaults).  A tuned row is
-#: appended here when a ``tuned`` parameter set exists; ``search:policy=i`` picks row i.
-_rows = [[float(p[1]) for p in _basic.PARAMS]]
-POLICY_NAMES = ("basic",)
-POLICY_PRM = np.zeros((len(_rows), N_PARAMS), np.float64)
-for _i, _r in enumerate(_rows):
-    POLICY_PRM[_i, : len(_r)] = _r
+
+def _policies():
+    """Rollout policies: names and ``basic`` parameter rows.  Row 0 is ``basic`` with its
+    defaults; when the ``tuned`` parameter set exists (``strategies/tuned.py``, the parameters
+    ``tranca-sim tune`` found, ``strategies/tuned/tranca.toml``) it is row 1 and the default."""
+    names = ["basic"]
+    rows = [[float(p[1]) for p in _basic.PARAMS]]
+    try:
+        from strategies import tuned
+    except ImportError:
+        tuned = None
+    if tuned is not None and hasattr(tuned, "params_row"):
+        names.append("tuned")
+        rows.append([float(x) for x in tuned.params_row("tranca")[: len(_basic.PARAMS)]])
+    prm = np.zeros((len(rows), N_PARAMS), np.float64)
+    for i, r in enumerate(rows):
+        prm[i, : len(r)] = r
+    return tuple(names), prm
+
+
+#: ``search:policy=i`` plays rollouts with ``basic``'s functions and row i (a numba constant:
+#: ``tranca_sim/_cache.py`` hashes ``strategies/tuned/*.toml`` so new tuned values recompile)
+POLICY_NAMES, POLICY_PRM = _policies()
+DEFAULT_POLICY = len(POLICY_NAMES) - 1
 
 MAX_CAND = 64  # candidates per decision (meld actions are at most ~40, discard kinds 53)
 
@@ -544,7 +561,7 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
     ``phase`` ``PH_DRAW`` / ``PH_MELD`` / ``PH_DISCARD``; ``search`` False: the rollout policy's
     answer without searching; ``sprm`` the ``search`` strategy's
     parameter row (``worlds``, ``turns``, ``melds``, ``policy``, ``margin``, see
-    :mod:`strategies.search`); ``obs``, ``acts``, ``n``, ``rng`` as the engine passes them to a
+    :mod:`strategies.pimc`); ``obs``, ``acts``, ``n``, ``rng`` as the engine passes them to a
     strategy.  Returns an index into ``acts[:n]`` (draw, meld; -1 = stop melding) or a card kind
     (discard).  The rollout policy's own answer is kept unless another candidate's mean over the
     worlds beats it by more than ``margin`` points; candidates are compared on the same worlds
@@ -612,8 +629,7 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
                     own = nc
                 cand[nc] = k
                 nc += 1
-        if own < 0:
-            own = 0
+        own = max(own, 0)
     if search and nc > 1:
         key = next_u64(rng)
         for c in range(nc):

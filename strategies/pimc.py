@@ -1,0 +1,79 @@
+"""``search`` (module ``pimc``): determinised Monte Carlo search over the draw and the discard (and, if asked, each meld).
+
+At each searched decision the player samples ``worlds`` deals consistent with
+its observation (never the hidden cards themselves), plays every legal choice
+out in each with the rollout policy (``tuned`` when it exists, else ``basic``) for all four seats, and keeps
+the choice with the best mean score difference to the end of the deal (or to
+a static evaluation after ``turns`` more turns).  Perfect information Monte
+Carlo: Ginsberg (2001), JAIR 14; Long, Sturtevant, Buro & Furtak (2010), AAAI.
+The engine side is :mod:`tranca_sim.engine.search`; docs/strategies.md
+"The search player" describes the method, its parameters and its cost.
+
+Supported presets: :data:`SUPPORTED_PRESETS` (4 seats in two partnerships);
+:func:`check_rules` refuses any other.
+"""
+
+from numba import njit
+
+from tranca_sim.engine.search import (
+    DEFAULT_POLICY,
+    PH_DISCARD,
+    PH_DRAW,
+    PH_MELD,
+    POLICY_NAMES,
+    search_choice,
+)
+
+NAME = "search"
+DOC = (
+    "determinised Monte Carlo (PIMC): samples worlds from what it has seen and plays each legal "
+    "draw and discard out with basic; slow (tens of deals/s)"
+)
+_POLICIES = ", ".join(f"{i} = {n}" for i, n in enumerate(POLICY_NAMES))
+PARAMS = (
+    ("worlds", 8, "sampled deals per decision", 1, 1000, "int"),
+    ("turns", 12, "rollout budget: turns after the decision's turn, then a static evaluation; 0 = to the end", 0, 1000, "int"),
+    ("melds", 0, "1: search each meld choice too (slower); 0: the rollout policy lays the melds", 0, 1, "switch"),
+    ("policy", DEFAULT_POLICY, f"rollout policy: {_POLICIES}", 0, len(POLICY_NAMES) - 1, "int"),
+    ("margin", 0, "points a deal another choice must gain over the policy's own to replace it", 0, 1000),
+)  # fmt: skip
+
+#: presets the world sampler reconstructs (4 seats in partnerships; checked by tests/test_search.py)
+SUPPORTED_PRESETS = ("tranca", "tranca-aberta", "tranca-carioca")
+
+
+def check_rules(rules) -> None:
+    """Refuse a rule set the search player cannot model (:class:`strategies.StrategyError`)."""
+    from strategies import StrategyError
+
+    if rules.name not in SUPPORTED_PRESETS or rules.n_seats != 4 or not rules.partnerships:
+        raise StrategyError(
+            f"strategy 'search' supports the presets {', '.join(SUPPORTED_PRESETS)} "
+            f"(4 seats in partnerships), not {rules.name!r}"
+        )
+    if getattr(rules, "stock_out", 0) != 0:
+        raise StrategyError(
+            "strategy 'search' cannot play stock_out=1 (a morto becoming the stock): its sampled "
+            "worlds keep the mortos apart from the stock; use stock_out=0"
+        )
+
+
+@njit(cache=True, _nrt=False)
+def choose_draw(prm, obs, acts, n, rng):
+    return search_choice(PH_DRAW, True, prm, obs, acts, n, rng)
+
+
+@njit(cache=True, _nrt=False)
+def choose_meld(prm, obs, acts, n, rng):
+    return search_choice(PH_MELD, prm[2] != 0, prm, obs, acts, n, rng)
+
+
+@njit(cache=True, _nrt=False)
+def choose_discard(prm, obs, rng):
+    return search_choice(PH_DISCARD, True, prm, obs, acts_none(obs), 0, rng)
+
+
+@njit(cache=True, inline="always")
+def acts_none(obs):
+    """An int32 array the discard's search never reads (the discard has no action list)."""
+    return obs.pub
