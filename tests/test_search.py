@@ -16,6 +16,7 @@ from tranca_sim.engine import play_deck, simulate_chunk
 from tranca_sim.engine.cards import N_KINDS
 from tranca_sim.engine.deal import fill_pub, setup_deal
 from tranca_sim.engine.kernel import _pack_counts, deck_of
+from tranca_sim.engine.melds import list_draw_actions
 from tranca_sim.engine.obs import A_STOCK, PUB_HAND_N, PUB_LEN, PUB_SEAT, PUB_STOCK_N, Obs, act, may_discard
 from tranca_sim.engine.search import (
     POLICY_PRM,
@@ -140,6 +141,34 @@ def test_never_peeks(tranca):
         assert may_discard(o1, answers[0])
         checked += 1
     assert checked == 3
+
+
+def test_never_peeks_at_the_draw(tranca):
+    """The same at the draw, at the start of a turn where the pile may be taken (more than one
+    legal draw), the hidden cards swapped as above."""
+    gen = np.random.default_rng(1)
+    prm = resolve("search:worlds=3,turns=6").params
+    searched = 0
+    for deal in range(12):
+        rp = tranca.to_array()
+        st = new_state()
+        _rollout_deal(st, rp, np.array(deck_of(tranca, 3, deal), np.int16), deal % 4, POLICY_PRM[0].copy(), 9)
+        me = int(st.sc[SC_SEAT])
+        if st.sc[SC_OVER] != 0 or st.ss[me & 1, SS_INDIRECT_SEAT] == me:
+            continue
+        place_red3s(st, rp, me)
+        acts = np.zeros(512, np.int32)
+        n = list_draw_actions(st, rp, me, acts)
+        if n < 2:
+            continue
+        other = _hide_differently(st, gen)
+        answers = [
+            S.choose_draw(prm, _obs(x, rp, me), acts, n, np.array([4, 5, 6, deal], np.uint64))
+            for x in (st, other)
+        ]
+        assert answers[0] == answers[1] and 0 <= answers[0] < n
+        searched += 1
+    assert searched >= 1
 
 
 def test_sampled_world_is_a_whole_consistent_deal(tranca):

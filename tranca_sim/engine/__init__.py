@@ -10,7 +10,9 @@ Modules, in the order a deal uses them:
 - :mod:`.melds` -- meld legality, new melds, extensions, canastas, the legal-action lists.
 - :mod:`.turn` -- the phases of a turn (red 3s, draw, pile capture, morto, discard,
   going out) and the deal's score.
+- :mod:`.observe` -- the player's :data:`~.obs.Obs` built from the state.
 - :mod:`.deal` -- deal setup and the turn loop that asks the strategies.
+- :mod:`.search` -- the search player's worlds, rollouts and decision (:mod:`strategies.pimc`).
 - :mod:`.kernel` -- the ``prange`` batch kernel and its Python wrappers
   (:func:`simulate_chunk`, :func:`play_deck`, :func:`play_position`, :func:`deck_of`).
 - :mod:`.positions` -- hand-made positions for rule tests.

@@ -22,47 +22,27 @@ from ..rules import (
     R_MAX_TURNS,
     R_MELD_RUNS,
     R_MORTO_SIZE,
-    R_MORTOS_FACE_UP,
     R_STOCK_OUT,
     R_THREES_SPECIAL,
     R_TURN_UP,
 )
+from . import observe as _observe
 from .cards import N_KINDS
 from .melds import (
     apply_meld_action,
     can_empty,
     can_go_out,
-    has_canasta,
     is_red3,
     is_wild,
     list_draw_actions,
     list_meld_actions,
-    locked,
 )
 from .obs import (
     A_RUN_EXT,
     A_RUN_NEW,
     A_RUN_SWAP,
     A_STOCK,
-    PUB_CAN_EMPTY,
-    PUB_CANASTAS,
-    PUB_CLEAN,
-    PUB_HAND_N,
-    PUB_LOCKED,
-    PUB_MELDED_NOW,
-    PUB_MORTO,
-    PUB_N_MELDS,
-    PUB_NO_DISCARD,
-    PUB_PILE_N,
-    PUB_PILE_TOP,
-    PUB_RED3,
     PUB_REDRAW_CARD,
-    PUB_REDRAWN,
-    PUB_SEAT,
-    PUB_SIDE,
-    PUB_STOCK_N,
-    PUB_TURN,
-    Obs,
     act_type,
     act_x,
     act_y,
@@ -82,7 +62,6 @@ from .state import (
     SC_OUT_SEAT,
     SC_OVER,
     SC_PILE_N,
-    SC_REDRAWN,
     SC_SEAT,
     SC_STOCK_PTR,
     SC_TURN,
@@ -95,12 +74,9 @@ from .state import (
     SE_MELDED,
     SE_MELDED_NOW,
     SS_INDIRECT_SEAT,
-    SS_MORTO,
     SS_MORTO_AT,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
-    SS_N_MELDS,
-    SS_RED3,
     log_event,
     reset_state,
 )
@@ -113,7 +89,6 @@ from .turn import (
     lay_red3s_at_end,
     legal_discard,
     morto_to_stock,
-    no_discard_kind,
     place_red3s,
     redraw,
     redraw_card,
@@ -122,6 +97,10 @@ from .turn import (
 
 # before any kernel of this module is defined: may move numba's cache (strategies/user.py)
 choose_draw, choose_meld, choose_discard, choose_redraw = engine_dispatch()
+
+# what the player to move sees (tranca_sim/engine/observe.py: also used by the search's rollouts)
+fill_pub = _observe.fill_pub
+_obs = _observe.player_obs
 
 
 @njit(cache=True, _nrt=False)
@@ -183,40 +162,6 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
         st.ss[side, SS_MORTO_TURN] = -1
         st.ss[side, SS_MORTO_SEAT] = -1
         st.ss[side, SS_INDIRECT_SEAT] = -1
-
-
-@njit(cache=True, _nrt=False)
-def fill_pub(st, rp, seat, pub):
-    """The public facts the player at ``seat`` sees (``PUB_*`` layout)."""
-    side = seat & 1
-    pn = st.sc[SC_PILE_N]
-    pub[PUB_SEAT] = seat
-    pub[PUB_SIDE] = side
-    pub[PUB_TURN] = st.sc[SC_TURN]
-    pub[PUB_STOCK_N] = st.sc[SC_DECK_N] - st.sc[SC_STOCK_PTR]
-    pub[PUB_PILE_N] = pn
-    pub[PUB_LOCKED] = 1 if locked(st, rp) else 0
-    pub[PUB_PILE_TOP] = st.pile[pn - 1] if pn > 0 else -1
-    pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
-    pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
-    pub[PUB_NO_DISCARD] = no_discard_kind(st, seat)
-    pub[PUB_REDRAW_CARD] = -1
-    pub[PUB_REDRAWN] = st.sc[SC_REDRAWN] - 1
-    for s in range(4):
-        pub[PUB_HAND_N + s] = st.se[s, SE_HAND_N]
-    for sd in range(2):
-        pub[PUB_MORTO + sd] = st.ss[sd, SS_MORTO]
-        pub[PUB_RED3 + sd] = st.ss[sd, SS_RED3]
-        pub[PUB_N_MELDS + sd] = st.ss[sd, SS_N_MELDS]
-        pub[PUB_CANASTAS + sd] = 1 if has_canasta(st, rp, sd, False) else 0
-        pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
-
-
-@njit(cache=True, inline="always")
-def _obs(st, rp, seat, pub, hidden):
-    fill_pub(st, rp, seat, pub)
-    morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden
-    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
 
 
 @njit(cache=True, _nrt=False)

@@ -42,9 +42,8 @@ from numba import njit
 from strategies import N_PARAMS
 from strategies import basic as _basic
 
-from ..rules import R_MAX_TURNS, R_MELD_RUNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_N_JOKERS
+from ..rules import R_FIRST_REDRAW, R_MAX_TURNS, R_MELD_RUNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_N_JOKERS
 from ..schema import OS_LEN, OS_SCORE
-from . import deal as _deal
 from .cards import N_KINDS
 from .melds import (
     apply_meld_action,
@@ -58,6 +57,7 @@ from .melds import (
 from .obs import (
     A_RUN_EXT,
     A_RUN_NEW,
+    A_RUN_SWAP,
     A_STOCK,
     PUB_HAND_N,
     PUB_LEN,
@@ -67,15 +67,17 @@ from .obs import (
     PUB_NO_DISCARD,
     PUB_PILE_N,
     PUB_RED3,
+    PUB_REDRAW_CARD,
+    PUB_REDRAWN,
     PUB_SEAT,
     PUB_STOCK_N,
     PUB_TURN,
-    Obs,
     act_type,
     act_x,
     act_y,
     may_discard,
 )
+from .observe import player_obs as _obs
 from .rng import next_u64, randbelow, seed_stream
 from .runs import apply_run_action, list_run_actions, list_run_captures
 from .scratch import sys_free, sys_malloc, view
@@ -95,6 +97,7 @@ from .state import (
     SC_OUT_SEAT,
     SC_OVER,
     SC_PILE_N,
+    SC_REDRAWN,
     SC_SEAT,
     SC_STOCK_PTR,
     SC_TURN,
@@ -119,6 +122,8 @@ from .turn import (
     lay_red3s_at_end,
     legal_discard,
     place_red3s,
+    redraw,
+    redraw_card,
     score_deal,
     take_pile,
 )
@@ -158,13 +163,6 @@ MAX_CAND = 64  # candidates per decision (meld actions are at most ~40, discard 
 # ---- the rollout policy ------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def _obs(st, rp, seat, pub, hidden):
-    _deal.fill_pub(st, rp, seat, pub)
-    morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden
-    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
-
-
 @njit(cache=True, _nrt=False)
 def meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
     """The meld phase of ``seat``'s turn under the rollout policy (``basic`` with ``prm``), as in
@@ -186,7 +184,7 @@ def meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
 def apply_meld(st, rp, seat, a):
     """Lay meld action ``a`` for ``seat``; True if the deal is then over (went out)."""
     t = act_type(a)
-    if t == A_RUN_NEW or t == A_RUN_EXT:
+    if t == A_RUN_NEW or t == A_RUN_EXT or t == A_RUN_SWAP:
         apply_run_action(st, rp, seat, t, act_x(a), act_y(a))
     else:
         apply_meld_action(st, rp, seat, t, act_x(a), act_y(a))
@@ -244,6 +242,13 @@ def rollout_turn(st, rp, seat, prm, rng, acts, pub, hidden):
         i = 0
     if apply_draw(st, rp, seat, acts[i]):
         return
+    if act_type(acts[i]) == A_STOCK and rp[R_FIRST_REDRAW] != 0 and st.sc[SC_TURN] == 0:
+        k = redraw_card(st, seat)  # 003 first-player redraw, as deal._first_redraw
+        if k >= 0:
+            obs = _obs(st, rp, seat, pub, hidden)
+            pub[PUB_REDRAW_CARD] = k
+            if _basic.choose_redraw(prm, obs, rng) == 1:
+                redraw(st, rp, seat, k)
     if meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
         return
     discard_phase(st, rp, seat, prm, rng, pub, hidden)
@@ -452,6 +457,7 @@ def sample_world(obs, rng, st, unseen, pool):
     st.sc[SC_SEAT] = me
     st.sc[SC_FIRST_SEAT] = (me - turn) % 4
     st.sc[SC_OUT_SEAT] = -1
+    st.sc[SC_REDRAWN] = pub[PUB_REDRAWN] + 1
     nd = pub[PUB_NO_DISCARD]
     st.sc[SC_NO_DISCARD] = nd + 1 if nd >= 0 else 0
     for sd in range(2):

@@ -1,0 +1,83 @@
+"""What the player to move sees: its :data:`~tranca_sim.engine.obs.Obs`, built from the deal's state.
+
+Used by the turn loop (:mod:`tranca_sim.engine.deal`) and by the search player's rollouts
+(:mod:`tranca_sim.engine.search`); kept apart from :mod:`~tranca_sim.engine.deal` so that
+importing it does not build the engine's strategy switch.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..rules import R_MORTOS_FACE_UP
+from .melds import can_empty, has_canasta, locked
+from .obs import (
+    PUB_CAN_EMPTY,
+    PUB_CANASTAS,
+    PUB_CLEAN,
+    PUB_HAND_N,
+    PUB_LOCKED,
+    PUB_MELDED_NOW,
+    PUB_MORTO,
+    PUB_N_MELDS,
+    PUB_NO_DISCARD,
+    PUB_PILE_N,
+    PUB_PILE_TOP,
+    PUB_RED3,
+    PUB_REDRAW_CARD,
+    PUB_REDRAWN,
+    PUB_SEAT,
+    PUB_SIDE,
+    PUB_STOCK_N,
+    PUB_TURN,
+    Obs,
+)
+from .state import (
+    SC_DECK_N,
+    SC_PILE_N,
+    SC_REDRAWN,
+    SC_STOCK_PTR,
+    SC_TURN,
+    SE_HAND_N,
+    SE_MELDED_NOW,
+    SS_MORTO,
+    SS_N_MELDS,
+    SS_RED3,
+)
+from .turn import no_discard_kind
+
+
+@njit(cache=True, _nrt=False)
+def fill_pub(st, rp, seat, pub):
+    """The public facts the player at ``seat`` sees (``PUB_*`` layout)."""
+    side = seat & 1
+    pn = st.sc[SC_PILE_N]
+    pub[PUB_SEAT] = seat
+    pub[PUB_SIDE] = side
+    pub[PUB_TURN] = st.sc[SC_TURN]
+    pub[PUB_STOCK_N] = st.sc[SC_DECK_N] - st.sc[SC_STOCK_PTR]
+    pub[PUB_PILE_N] = pn
+    pub[PUB_LOCKED] = 1 if locked(st, rp) else 0
+    pub[PUB_PILE_TOP] = st.pile[pn - 1] if pn > 0 else -1
+    pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
+    pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
+    pub[PUB_NO_DISCARD] = no_discard_kind(st, seat)
+    pub[PUB_REDRAW_CARD] = -1
+    pub[PUB_REDRAWN] = st.sc[SC_REDRAWN] - 1
+    for s in range(4):
+        pub[PUB_HAND_N + s] = st.se[s, SE_HAND_N]
+    for sd in range(2):
+        pub[PUB_MORTO + sd] = st.ss[sd, SS_MORTO]
+        pub[PUB_RED3 + sd] = st.ss[sd, SS_RED3]
+        pub[PUB_N_MELDS + sd] = st.ss[sd, SS_N_MELDS]
+        pub[PUB_CANASTAS + sd] = 1 if has_canasta(st, rp, sd, False) else 0
+        pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
+
+
+@njit(cache=True, inline="always")
+def player_obs(st, rp, seat, pub, hidden):
+    """The :data:`Obs` of the player at ``seat``: its hand, ``pub`` filled by :func:`fill_pub`,
+    the table; the mortos only when dealt face up, else ``hidden`` (zeros)."""
+    fill_pub(st, rp, seat, pub)
+    morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden
+    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
