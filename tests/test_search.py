@@ -252,6 +252,8 @@ def test_parameters_and_refused_presets():
         resolve("search:worlds=1.5")
     with pytest.raises(StrategyError, match="supports the presets"):
         simulate_chunk(get_preset("tranca-paulista"), ("search", "basic"), 1, 0, 1)
+    with pytest.raises(StrategyError, match="stock_out=1"):
+        simulate_chunk(get_preset("tranca").replace(stock_out=1), ("basic", "search"), 1, 0, 1)
 
 
 def test_simulate_end_to_end(tmp_path, capsys):
