@@ -178,7 +178,9 @@ def _deal_deck_nb(rp, master_seed, d):
 # ---- Python side -------------------------------------------------------------------
 
 
-def _seat_arrays(strategies, preset: str | None = None, rules=None) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
+def _seat_arrays(
+    strategies, preset: str | None = None, rules=None
+) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
     if isinstance(strategies, (str, StrategySpec)):
         strategies = (strategies, strategies)
     specs = [resolve(s, preset=preset) for s in strategies]  # preset: defaults of `tuned`
