@@ -9,7 +9,9 @@ else empties the hand, goes out as soon as it may, never
 discards a wild unless it holds nothing else, and discards its least useful
 card (singletons before pairs, low before high).  With an open pile it takes a pile of
 two cards or more, and a one-card pile only when it can meld that card at once (no
-pointless swaps, so it never stalls a deal; E13, E14).  Every tip is **off** in the
+pointless swaps, so it never stalls a deal; E13, E14).  Under a minimum first meld (004
+variation, E25) it chooses among the openings the engine lists and, once it has started one,
+finishes it (:func:`tranca_sim.engine.obs.must_meld_on`).  Every tip is **off** in the
 baseline; each tip parameter switches on exactly one tip of the seeds and
 leaves everything else as in the baseline.  ``TIPS`` below lists, for each
 tip, the setting that follows it and the baseline's setting (machine
@@ -160,6 +162,7 @@ from tranca_sim.engine.obs import (
     act_x,
     act_y,
     may_discard,
+    must_meld_on,
 )
 from tranca_sim.engine.state import (
     MH_GREW,
@@ -690,6 +693,8 @@ def choose_meld(prm, obs, acts, n, rng):
         if s > best_score:
             best_score = s
             best = i
+    if best < 0 and must_meld_on(obs):
+        best = 0  # E25: a first meld short of the minimum is finished (the first listed action leads there)
     return best
 
 

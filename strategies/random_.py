@@ -1,7 +1,8 @@
 """``random``: uniform over the legal choices at each decision.
 
 Draw: uniform over stock and every legal way to take the pile.  Meld phase:
-at each step uniform over the legal meld actions and "stop".  Discard:
+at each step uniform over the legal meld actions and "stop" (no "stop" while a first meld
+short of the minimum is under way, E25).  Discard:
 uniform over the distinct kinds in hand that may be discarded (E13).  The first player's redraw
 (003): a coin flip.  Still obeys every rule (the
 engine offers only legal actions).  No parameters.
@@ -10,7 +11,7 @@ engine offers only legal actions).  No parameters.
 from numba import njit
 
 from tranca_sim.engine.cards import N_KINDS
-from tranca_sim.engine.obs import may_discard
+from tranca_sim.engine.obs import may_discard, must_meld_on
 from tranca_sim.engine.rng import randbelow
 
 NAME = "random"
@@ -25,6 +26,8 @@ def choose_draw(prm, obs, acts, n, rng):
 
 @njit(cache=True, _nrt=False)
 def choose_meld(prm, obs, acts, n, rng):
+    if must_meld_on(obs):  # a first meld short of the minimum (E25) may not stop
+        return randbelow(rng, n)
     return randbelow(rng, n + 1) - 1  # -1 = stop melding
 
 

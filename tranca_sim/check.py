@@ -31,6 +31,21 @@ def log_turn_limits(path) -> list:
     return found
 
 
+def _match_facts(path, keys) -> dict:
+    """Deal key -> match facts (match, deal in match, the sides' match scores before the deal)."""
+    from .engine.match import MATCH_STRIDE
+    from .io import load_run
+
+    df = load_run(path, backend="pandas", columns=["deal_index", "side", "match_score"])
+    after = {(int(k), int(s)): int(v) for k, s, v in zip(df["deal_index"], df["side"], df["match_score"])}
+    out = {}
+    for key in keys:
+        m, d = divmod(key, MATCH_STRIDE)
+        scores = [after[(key - 1, s)] for s in (0, 1)] if d else [0, 0]
+        out[key] = {"match_index": m, "deal_in_match": d, "scores": scores}
+    return out
+
+
 def check_run(path, sample: int, progress: bool = True, warn=None):
     """Referee ``sample`` deals of a run, drawn with the run's seed, and compare each referee
     score with the run file's rows for that deal.
@@ -67,20 +82,29 @@ def check_run(path, sample: int, progress: bool = True, warn=None):
     from .replay import regenerate
 
     meta = load_meta(path)
-    deals = int(meta.get("deals", 0))
+    df = load_run(path, backend="pandas", columns=["deal_index", "side", "score", "end_reason"])
+    if meta.get("matches"):  # a match run: sample among the deals its matches took (deal keys)
+        keys = np.unique(df["deal_index"].to_numpy())
+        deals = len(keys)
+    else:
+        keys = None
+        deals = int(meta.get("deals", 0))
     if sample > deals and warn is not None:
         warn(f"--sample {sample} is more than the run's {deals} deals; checking all {deals}")
     k = min(sample, deals)
     idx = sorted(
         int(i) for i in np.random.default_rng(int(meta.get("master_seed", 0))).choice(deals, k, replace=False)
     )
-    df = load_run(path, backend="pandas", columns=["deal_index", "side", "score", "end_reason"])
+    facts = {}
+    if keys is not None:
+        idx = [int(keys[i]) for i in idx]
+        facts = _match_facts(path, idx)
     limited = sorted(int(i) for i in df.loc[df["end_reason"] == "turn_limit", "deal_index"].unique())
     scores = df.set_index(["deal_index", "side"])["score"]
     verdicts = []
     # the referee checks some tens of deals a second: show the rate and the time left
     for i in tqdm(idx, desc="refereeing", unit="deal", disable=not progress or k == 0, file=sys.stderr):
-        v = referee.check_log(regenerate(path, i))
+        v = referee.check_log(regenerate(path, i, match=facts.get(i)))
         in_file = [scores.get((i, 0)), scores.get((i, 1))]
         replayed = [v.scores["A"]["score"], v.scores["B"]["score"]] if v.ok else None
         if v.ok and in_file != replayed:

@@ -163,7 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--preset", default="tranca", help="rule preset (see 'tranca-sim presets'); default tranca"
     )
     s.add_argument(
-        "--deals", type=_deals, default=100_000, help=f"number of deals, at most {MAX_DEALS}; default 100000"
+        "--deals", type=_deals, default=None, help=f"number of deals, at most {MAX_DEALS}; default 100000"
+    )
+    s.add_argument(
+        "--matches",
+        type=_deals,
+        default=None,
+        help="play N matches instead of deals: each deal after deal to the preset's match_target "
+        "(one row per match, deal and side; docs/schema.md); not with --deals",
     )
     s.add_argument("--seed", type=_seed, default=1, help="master seed; default 1")
     s.add_argument(
@@ -253,7 +260,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("replay", help="play a deal of a run again and print it turn by turn")
     r.add_argument("path", help="a Parquet run file or dataset directory")
-    r.add_argument("--deal", type=_nonneg_int, required=True, help="deal index in the run")
+    r.add_argument(
+        "--deal",
+        type=_nonneg_int,
+        required=True,
+        help="deal index in the run; in a match run (with --match) the deal number in the match, 0-based",
+    )
+    r.add_argument("--match", type=_nonneg_int, default=None, help="match index, for a match run (--matches)")
     r.add_argument("--html", metavar="OUT", help="also draw the table at --turn as an HTML/SVG page")
     r.add_argument("--turn", type=_nonneg_int, default=None, help="turn to draw (default: the last)")
     r.add_argument("--force", action="store_true", help="overwrite an existing --html file")
@@ -416,6 +429,19 @@ def _check_simulate_args(a) -> None:
     from .rules import get_preset
     from .run import check_log_path, coerce_rule_options, parse_log_deals, parse_rule_args
 
+    if a.matches is not None:
+        if a.deals is not None:
+            _fail(
+                f"--matches {a.matches} --deals {a.deals}: give --matches N (whole matches, as many deals "
+                "as each takes) or --deals N, not both"
+            )
+        if a.log_deals is not None:
+            _fail(
+                "--log-deals is not available with --matches; replay a deal of a match instead: "
+                "tranca-sim replay RUN --match M --deal D"
+            )
+    elif a.deals is None:
+        a.deals = 100_000
     with _flag("--preset"):
         rules = get_preset(a.preset)
     with _flag("--rule"):
@@ -483,7 +509,7 @@ def _cmd_simulate(a) -> None:
     a.dataset_out = a.dataset or a.resume or _ds.wants_dataset(a.out)
     res = run_simulation(
         a.preset,
-        a.deals,
+        a.deals if a.matches is None else None,
         a.seed,
         a.side_a,
         a.side_b,
@@ -501,6 +527,7 @@ def _cmd_simulate(a) -> None:
         dataset=a.dataset,
         resume=a.resume,
         warn=_warn,
+        matches=a.matches,
     )
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     workers = res.get("workers") or {}
@@ -513,6 +540,13 @@ def _cmd_simulate(a) -> None:
         line = f"resumed: {_n_deals(res['deals'] - simulated)} were written before; " + line
     if simulated == 0:
         line = f"{res['path']} was complete: all {res['deals']} deals were written before, none simulated"
+    if a.matches is not None:
+        line = (
+            f"{simulated} match{'es' * (simulated != 1)} in {res['seconds']:.1f} s: "
+            f"{res['matches_per_s']:.1f} matches/s, {res['deals_per_s']:.0f} deals/s ({threads})"
+        )
+        if res.get("resumed_chunks"):
+            line = f"resumed: {a.matches - simulated} matches were written before; " + line
     if res["warmup_seconds"] >= 1:
         how = "compiled" if res.get("compiled") else "loaded"
         line += f"; the engine was {how} first, in {res['warmup_seconds']:.1f} s (not counted)"
@@ -543,6 +577,10 @@ def _cmd_simulate(a) -> None:
                 "first legal card kind"
             )
     print(format_summary(res["summary"], title=_title(res["meta"])))
+    if a.matches is not None:
+        from .lab.matches import format_match_summary
+
+        print(format_match_summary(res["match_summary"], side_labels(res["meta"]) or ("A", "B")))
     failed = res["diagnostics"].get("invariant_errors", 0)
     if failed:
         sys.stdout.flush()
@@ -572,6 +610,12 @@ def _cmd_summarize(a) -> None:
     if warning:
         _warn(f"{a.path}: {warning}")
     print(format_summary(summary, title=_title(meta)))
+    if meta.get("matches"):
+        from .lab.matches import MATCH_SUMMARY_COLUMNS, MatchSummary, format_match_summary
+
+        acc = MatchSummary()
+        acc.update(load_run(a.path, backend="pandas", columns=list(MATCH_SUMMARY_COLUMNS)))
+        print(format_match_summary(acc.result(), side_labels(meta) or ("A", "B")))
 
 
 def side_labels(meta: dict) -> list[str] | None:
@@ -623,7 +667,12 @@ def _cmd_replay(a) -> None:
         _fail("--turn chooses the turn drawn by --html; give --html OUT.html too")
     meta = verify_run(a.path) or {}  # the same check as summarize and check
     deals = meta.get("deals")
-    if isinstance(deals, int) and not a.deal < deals:
+    deal = a.deal
+    if meta.get("matches"):
+        deal = _match_deal(a, meta)
+    elif a.match is not None:
+        _fail(f"--match {a.match}: {a.path} is not a match run (simulate --matches); give --deal I alone")
+    elif isinstance(deals, int) and not a.deal < deals:
         _fail(f"--deal {a.deal} is not a deal of {a.path}: its deals are 0 to {deals - 1}")
     if a.html:  # checked before the deal is replayed
         with _flag("--html"):
@@ -633,7 +682,7 @@ def _cmd_replay(a) -> None:
 
     _say_if_compiling(meta)
     try:
-        log = regenerate(a.path, a.deal)
+        log = regenerate(a.path, deal)
     except _user_errors():
         raise
     except ValueError as e:
@@ -650,6 +699,23 @@ def _cmd_replay(a) -> None:
         with _flag("--html"), atomic_output(a.html, a.force) as tmp, writing(a.html):
             tmp.write_text(page, encoding="utf-8")
         print(f"wrote {a.html} (the table after turn {turn})")
+
+
+def _match_deal(a, meta: dict) -> int:
+    """The deal key (``deal_index``) of ``--match M --deal D`` in a match run, both checked."""
+    from .engine.match import deal_key
+    from .io import load_run
+
+    n = int(meta["matches"])
+    if a.match is None:
+        _fail(f"{a.path} is a match run: give --match M (0 to {n - 1}) and --deal D (the deal in the match)")
+    if not a.match < n:
+        _fail(f"--match {a.match} is not a match of {a.path}: its matches are 0 to {n - 1}")
+    df = load_run(a.path, backend="pandas", columns=["match_index", "match_deals"])
+    k = int(df.loc[df["match_index"] == a.match, "match_deals"].iloc[0])
+    if not a.deal < k:
+        _fail(f"--deal {a.deal} is not a deal of match {a.match}: its deals are 0 to {k - 1}")
+    return deal_key(a.match, a.deal)
 
 
 def _cmd_check(a) -> None:

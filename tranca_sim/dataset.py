@@ -46,7 +46,17 @@ FORMAT = "tranca-sim-dataset/1"
 LOG_NAME = "deals.log.jsonl"
 
 #: run metadata that fixes every deal of a run: a resumed run must match all of them
-IDENTITY = ("preset", "rules", "strategies", "master_seed", "deals", "chunk_size", "check", "version")
+IDENTITY = (
+    "preset",
+    "rules",
+    "strategies",
+    "master_seed",
+    "deals",
+    "matches",
+    "chunk_size",
+    "check",
+    "version",
+)
 
 #: run metadata that says how or when a run was made; kept out of the chunk files
 _VOLATILE = ("created", "threads", "processes", "cluster", "python", "numba", "log_deals", "log_file")
@@ -60,6 +70,11 @@ class DatasetMismatchError(_io.RunFileError):
 def chunk_file(index: int) -> str:
     """``chunk-000007.parquet`` for chunk 7."""
     return f"chunk-{index:06d}.parquet"
+
+
+def run_units(meta: Mapping) -> int:
+    """What a run's chunks count: its matches (a match run) or its deals."""
+    return int(meta["matches"]) if _io.is_match_meta(meta) else int(meta["deals"])
 
 
 def chunk_plan(deals: int, chunk_size: int) -> list[tuple[int, int, int]]:
@@ -184,11 +199,19 @@ class DatasetWriter:
         with _io.atomic_output(target, force=True) as tmp, _io.writing(target):
             tmp.write_text(text, encoding="utf-8")
 
-    def add(self, index: int, start: int, cols: Mapping, diagnostics: Mapping | None = None) -> dict:
+    def add(
+        self,
+        index: int,
+        start: int,
+        cols: Mapping,
+        diagnostics: Mapping | None = None,
+        count: int | None = None,
+    ) -> dict:
         """Write chunk ``index`` (deals ``start ..``, engine columns ``cols``) and enter it in the
-        manifest; returns its manifest entry."""
+        manifest; returns its manifest entry.  ``count``: the chunk's matches in a match run (its
+        rows vary), by default its deals (half its rows)."""
         table = _io.chunk_table(cols, self.meta)
-        count = table.num_rows // 2
+        count = table.num_rows // 2 if count is None else int(count)
         meta = dict(self.chunk_meta, chunk={"index": index, "start": start, "count": count})
         table = table.replace_schema_metadata({_io.META_KEY: _io._meta_json_plain(meta)})
         name = chunk_file(index)
@@ -385,7 +408,7 @@ def read_verified(path, columns: list[str] | None) -> tuple[dict, pa.Table | Non
     doc = read_manifest(p)
     meta = doc["meta"]
     try:
-        plan = chunk_plan(int(meta["deals"]), int(meta["chunk_size"]))
+        plan = chunk_plan(run_units(meta), int(meta["chunk_size"]))
     except (KeyError, TypeError, ValueError):
         raise _io.RunFileError(f"{str(p / MANIFEST)!r} lacks the run's deals and chunk_size") from None
     entries = {}
@@ -402,7 +425,8 @@ def read_verified(path, columns: list[str] | None) -> tuple[dict, pa.Table | Non
     parts = []
     for i, start, count in plan:
         e = entries[i]
-        if (e.get("start"), e.get("count"), e.get("rows")) != (start, count, 2 * count):
+        rows_ok = e.get("rows") == 2 * count or (_io.is_match_meta(meta) and isinstance(e.get("rows"), int))
+        if (e.get("start"), e.get("count")) != (start, count) or not rows_ok:
             raise _io.RunFileError(
                 f"{str(p / MANIFEST)!r}: the entry of {chunk_file(i)} has a wrong deal range"
             )
@@ -414,5 +438,5 @@ def read_verified(path, columns: list[str] | None) -> tuple[dict, pa.Table | Non
             parts.append(table.replace_schema_metadata(None))
     table = None
     if columns is not None:
-        table = pa.concat_tables(parts) if parts else _io.ARROW_SCHEMA.empty_table().select(columns)
+        table = pa.concat_tables(parts) if parts else _io.MATCH_ARROW_SCHEMA.empty_table().select(columns)
     return meta, table

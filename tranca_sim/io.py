@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .schema import COLUMNS
+from .schema import COLUMNS, MATCH_COLUMNS
 
 #: Parquet key-value metadata key holding the run metadata (JSON)
 META_KEY = "tranca_sim"
@@ -58,6 +58,19 @@ _ARROW_TYPES = {
 
 #: the Arrow schema of a run file (without metadata)
 ARROW_SCHEMA = pa.schema([pa.field(name, _ARROW_TYPES[t]) for name, t, _ in COLUMNS])
+#: the Arrow schema of a match run's file: :data:`ARROW_SCHEMA` and the match columns after it
+MATCH_ARROW_SCHEMA = pa.schema([pa.field(name, _ARROW_TYPES[t]) for name, t, _ in COLUMNS + MATCH_COLUMNS])
+MATCH_COLUMN_NAMES = tuple(name for name, _, _ in MATCH_COLUMNS)
+
+
+def is_match_meta(meta) -> bool:
+    """Whether run metadata ``meta`` is a match run's (``simulate --matches N``)."""
+    return bool(meta) and bool(meta.get("matches"))
+
+
+def schema_for(run_meta) -> pa.Schema:
+    """The Arrow schema of a run with metadata ``run_meta``: a match run's has the match columns."""
+    return MATCH_ARROW_SCHEMA if is_match_meta(run_meta) else ARROW_SCHEMA
 
 
 class RunFileError(ValueError):
@@ -228,7 +241,7 @@ def atomic_output(path, force: bool = False):
 
 def _as_arrow(name: str, values, n: int) -> pa.Array:
     """One chunk column as an Arrow array of the schema type (``ValueError`` on a bad column)."""
-    typ = ARROW_SCHEMA.field(name).type
+    typ = MATCH_ARROW_SCHEMA.field(name).type
     a = np.asarray(values)
     if a.ndim != 1 or len(a) != n:
         raise ValueError(f"chunk column {name!r} has shape {a.shape}, expected ({n},)")
@@ -319,6 +332,12 @@ def chunk_table(chunk: Mapping, run_meta: Mapping) -> pa.Table:
             arrays.append(pc.take(params, side_idx))
         else:
             arrays.append(_as_arrow(name, chunk[name], n))
+    if is_match_meta(run_meta):
+        missing = [c for c in MATCH_COLUMN_NAMES if c not in chunk]
+        if missing:
+            raise ValueError(f"chunk of a match run lacks column(s) {', '.join(missing)}")
+        arrays += [_as_arrow(name, chunk[name], n) for name in MATCH_COLUMN_NAMES]
+        return pa.Table.from_arrays(arrays, schema=MATCH_ARROW_SCHEMA)
     return pa.Table.from_arrays(arrays, schema=ARROW_SCHEMA)
 
 
@@ -387,7 +406,7 @@ def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool
     """
     p = check_output_path(path, force)
     _run_constants(run_meta)  # fail before creating anything
-    schema = ARROW_SCHEMA.with_metadata({META_KEY: _meta_json(run_meta)})
+    schema = schema_for(run_meta).with_metadata({META_KEY: _meta_json(run_meta)})
     with atomic_output(p, force) as tmp:
         writer = None
         try:
@@ -461,9 +480,11 @@ def _type_ok(found: pa.DataType, expected: pa.DataType) -> bool:
 
 
 def _check_types(p: Path, schema: pa.Schema) -> None:
-    for name, typ, _ in COLUMNS:
+    for name, typ, _ in COLUMNS + MATCH_COLUMNS:
+        if name not in schema.names:  # the match columns: only in a match run
+            continue
         found = schema.field(name).type
-        if not _type_ok(found, ARROW_SCHEMA.field(name).type):
+        if not _type_ok(found, MATCH_ARROW_SCHEMA.field(name).type):
             raise RunFileError(
                 f"{str(p)!r} is not a valid tranca-sim run file: column {name!r} has type {found}, "
                 f"expected {typ}"
@@ -619,9 +640,11 @@ def load_run(path, backend: str = "polars", columns: list[str] | None = None):
         raise ValueError(f"backend must be 'polars' or 'pandas', got {backend!r}")
     known = [n for n, _, _ in COLUMNS]
     if columns is not None:
-        bad = [c for c in columns if c not in known]
+        bad = [c for c in columns if c not in known and c not in MATCH_COLUMN_NAMES]
         if bad:
             raise ValueError(f"unknown column(s) {', '.join(bad)}; see docs/schema.md")
+    elif is_match_meta(verify_run(path)):
+        known += MATCH_COLUMN_NAMES
     _, table = _read_verified(path, list(columns) if columns is not None else known)
     table = table.replace_schema_metadata(None)
     if backend == "pandas":

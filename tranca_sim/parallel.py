@@ -56,6 +56,7 @@ class ChunkTask:
     threads: int | None
     version: str
     env: tuple[tuple[str, str], ...] = ()
+    matches: bool = False  # start/count count matches (tranca_sim.engine.simulate_match_chunk)
 
 
 # ---------------------------------------------------------------------------
@@ -124,7 +125,8 @@ def run_chunk(task: ChunkTask) -> tuple[int, dict, dict]:
     t0 = time.perf_counter()
     from . import engine  # looked up per chunk: tests replace engine.simulate_chunk
 
-    cols = engine.simulate_chunk(
+    play = engine.simulate_match_chunk if task.matches else engine.simulate_chunk
+    cols = play(
         Rules(**task.rules),
         task.strategies,
         master_seed=task.seed,

@@ -30,7 +30,7 @@ _PARTS = (
 )
 
 
-def regenerate(run_path, deal: int) -> dict:
+def regenerate(run_path, deal: int, match: dict | None = None) -> dict:
     """The action log of deal ``deal`` of the run file ``run_path``, played again.
 
     Raises
@@ -42,6 +42,9 @@ def regenerate(run_path, deal: int) -> dict:
         has changed since (its sha256 is recorded in the run).
     ValueError
         If ``deal`` is not a deal of the run.
+
+    In a match run ``deal`` is the deal key (``deal_index``: match * 1024 + deal in match) and
+    ``match`` its facts (:func:`match_facts`, read from the run when not given).
     """
     from strategies import from_record
 
@@ -54,16 +57,43 @@ def regenerate(run_path, deal: int) -> dict:
         entries = [dict(s) for s in meta["strategies"]]
         if len(entries) != 2 or any("text" not in e for e in entries):
             raise KeyError("strategies")
-        seed, deals = int(meta["master_seed"]), int(meta["deals"])
+        seed = int(meta["master_seed"])
+        deals = None if meta.get("matches") else int(meta["deals"])
     except (KeyError, TypeError, ValueError, RulesError) as e:
         raise RunFileError(f"{run_path}: the run metadata cannot be replayed ({e})") from None
-    if not isinstance(deal, int) or not 0 <= deal < deals:
+    if deals is not None:
+        match = None
+    if deals is None:
+        match = match if match is not None else match_facts(run_path, deal)
+    elif not isinstance(deal, int) or not 0 <= deal < deals:
         raise ValueError(f"deal {deal} is not in {run_path} (deals 0..{deals - 1})")
     # a user's strategy file is loaded (and checked unchanged) before the engine is imported
     specs = [from_record(e) for e in entries]
     from .engine.log import play_logged
 
-    return play_logged(rules, specs, seed, deal)
+    return play_logged(rules, specs, seed, deal, match=match)
+
+
+def match_facts(run_path, deal_index: int) -> dict:
+    """The match facts of the deal with key ``deal_index`` of a match run (its match, its number in
+    the match, the sides' match scores before it, read from the run's rows).
+
+    Raises
+    ------
+    ValueError
+        If the run holds no such deal.
+    """
+    from .engine.match import MATCH_STRIDE
+    from .io import load_run
+
+    m, d = divmod(int(deal_index), MATCH_STRIDE)
+    df = load_run(run_path, backend="pandas", columns=["match_index", "deal_in_match", "side", "match_score"])
+    rows = df[df["match_index"] == m]
+    if rows.empty or d >= int(rows["deal_in_match"].max()) + 1:
+        raise ValueError(f"deal {d} of match {m} is not in {run_path}")
+    before = rows[rows["deal_in_match"] == d - 1].sort_values("side")["match_score"] if d else None
+    scores = [0, 0] if before is None else [int(x) for x in before]
+    return {"match_index": m, "deal_in_match": d, "scores": scores}
 
 
 def _key(c: str):
@@ -120,6 +150,18 @@ def format_deal(log: dict) -> str:
             f"A = {a_name} (seats 0, 2) · B = {b_name} (seats 1, 3)"
         ),
     ]
+    mt = log.get("match")
+    if mt:
+        r = log.get("rules") or {}
+        need = []
+        frm = r.get("first_meld_from") or -(-int(r.get("match_target", 3000)) // 2)
+        for side, x in zip("AB", mt["scores"]):
+            if r.get("first_meld_min") and x >= frm:
+                need.append(f"{side} must lay {r['first_meld_min']} card points in its first meld")
+        out.append(
+            f"match {mt['match_index']}, deal {mt['deal_in_match']} of the match · match score before it: "
+            f"A {mt['scores'][0]}, B {mt['scores'][1]}" + (" · " + ", ".join(need) if need else "")
+        )
     owed: list[str] = []  # red 3s laid and not replaced yet, in the order they were laid
     shown = True
     capture = False

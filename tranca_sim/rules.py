@@ -60,6 +60,14 @@ R_MORTO_STOCK_SIDE = (
 )
 R_MORTO_STOCK_TAKEN = 32  # 1: a side whose morto became the stock counts as having taken it (E23)
 R_SPECIAL_CANASTAS = 33  # 1: clean A-K run 500, clean A..A run 1000 instead of clean_bonus (004)
+R_FIRST_MELD_MIN = (
+    41  # card points a side's first meld(s) of a deal must total once it is at R_FIRST_MELD_FROM
+)
+R_FIRST_MELD_FROM = (
+    42  # match score from which the minimum applies (resolved: never 0 when the minimum is on)
+)
+R_MATCH_TARGET = 43  # points that end a match (VARIANTS decision 15)
+R_MAX_MATCH_DEALS = 44  # engine safety net: a match still undecided after this many deals ends undecided
 R_VALUES = 48  # R_VALUES + kind -> card value in points
 R_LEN = R_VALUES + N_KINDS + 1
 
@@ -94,6 +102,9 @@ _INT_RANGES = (
     ("morto_penalty", 0, 100_000),
     ("red3_value", 0, 100_000),
     ("match_target", 1, 10_000_000),
+    ("first_meld_min", 0, 10_000),
+    ("first_meld_from", 0, 10_000_000),
+    ("max_match_deals", 1, 1000),
     ("max_turns", 10, 100_000),
 )
 
@@ -148,6 +159,11 @@ class Rules:
     mortos_face_up: bool = False  # 000 variation "Tranca Aberta"
     card_values: str = "000"  # VARIANTS "Card values"
     match_target: int = 3000  # 000 Objective; VARIANTS decision 15
+    first_meld_min: int = 0  # 004 Variations "Minimum points to lay down" (75); 0 = off (E25)
+    first_meld_from: int = (
+        0  # 004: "1,500 points or more" in a game to 3,000; 0 = half the match target (E25)
+    )
+    max_match_deals: int = 200  # engine safety net, not a rule: a match undecided after it ends undecided
     max_turns: int = 1000  # engine safety net, not a rule: a deal past it ends as "turn_limit"
     description: str = field(default="", compare=False)
 
@@ -219,6 +235,20 @@ class Rules:
         return dataclasses.replace(self, **changes).validate()
 
     @property
+    def meld_minimum_from(self) -> int:
+        """The match score from which a side's first meld of a deal must reach ``first_meld_min``
+        card points: ``first_meld_from``, or half the match target when it is 0 (004 Variations:
+        1500 in a game to 3000; E25)."""
+        return self.first_meld_from if self.first_meld_from > 0 else (self.match_target + 1) // 2
+
+    def first_meld_minimum(self, match_score: int) -> int:
+        """Card points a side at ``match_score`` must lay in its first meld(s) of a deal: ``first_meld_min``
+        from :attr:`meld_minimum_from` on, else 0 (004 Variations "Minimum points to lay down"; E25)."""
+        if self.first_meld_min > 0 and match_score >= self.meld_minimum_from:
+            return self.first_meld_min
+        return 0
+
+    @property
     def pack_size(self) -> int:
         return 104 + self.n_jokers
 
@@ -267,6 +297,10 @@ class Rules:
         a[R_MORTO_STOCK_SIDE] = self.morto_stock_side
         a[R_MORTO_STOCK_TAKEN] = self.morto_stock_taken
         a[R_SPECIAL_CANASTAS] = self.special_canastas
+        a[R_FIRST_MELD_MIN] = self.first_meld_min
+        a[R_FIRST_MELD_FROM] = self.meld_minimum_from
+        a[R_MATCH_TARGET] = self.match_target
+        a[R_MAX_MATCH_DEALS] = self.max_match_deals
         for k in range(N_KINDS):
             a[R_VALUES + k] = self.card_value(k)
         return a

@@ -253,7 +253,7 @@ def check_log_path(out, logging: bool, force: bool) -> Path | None:
 
 def run_simulation(
     preset: str,
-    deals: int,
+    deals: int | None,
     seed: int,
     side_a: str,
     side_b: str,
@@ -272,6 +272,7 @@ def run_simulation(
     dataset: bool | None = None,
     resume: bool = False,
     warn=None,
+    matches: int | None = None,
 ) -> dict:
     """Simulate ``deals`` deals and write them to a run file or a dataset directory.
 
@@ -337,6 +338,14 @@ def run_simulation(
         (:class:`tranca_sim.dataset.DatasetMismatchError`).  No dataset at ``out``: a new run.
     warn : callable, optional
         Called with one sentence per damaged chunk a resume simulates again.
+    matches : int, optional
+        Play this many matches instead of ``deals`` deals (give ``deals=None``): each match is
+        played deal after deal to ``match_target`` (:mod:`tranca_sim.engine.match`, VARIANTS
+        decision 15); the rows are one per (match, deal, side) with the match columns
+        (docs/schema.md), ``chunk_size`` counts matches, and the result has ``matches`` and a
+        ``match_summary`` (:class:`tranca_sim.lab.matches.MatchSummary`); ``deals`` is then the
+        number of deals the matches took.  Deal logs (``log_deals``) are not written for a match
+        run (replay a match deal instead: ``tranca-sim replay RUN --match M --deal D``).
 
     Returns
     -------
@@ -380,9 +389,24 @@ def run_simulation(
     (the deal logs are written to a temporary file first and renamed only
     after the run file).
     """
-    _check_int("deals", deals, 1)
-    if deals > MAX_DEALS:
-        raise RunOptionError(f"deals must be at most {MAX_DEALS}, got {deals}")
+    if matches is not None:
+        if deals is not None:
+            raise RunOptionError("give deals or matches, not both (a match plays as many deals as it takes)")
+        _check_int("matches", matches, 1)
+        from .engine.match import MAX_MATCHES
+
+        if matches > min(MAX_DEALS, MAX_MATCHES):
+            raise RunOptionError(f"matches must be at most {min(MAX_DEALS, MAX_MATCHES)}, got {matches}")
+        if log_deals is not None:
+            raise RunOptionError(
+                "log_deals is not available with matches; replay a deal of a match instead "
+                "(tranca-sim replay RUN --match M --deal D)"
+            )
+    else:
+        _check_int("deals", deals, 1)
+        if deals > MAX_DEALS:
+            raise RunOptionError(f"deals must be at most {MAX_DEALS}, got {deals}")
+    units = matches if matches is not None else deals
     _check_int("seed", seed, 0, INT64_MAX)
     _check_int("chunk_size", chunk_size, 1)
     rules = get_preset(preset)
@@ -406,7 +430,7 @@ def run_simulation(
     if scheduler is not None and cluster is not None:
         raise RunOptionError("give cluster (a LocalCluster) or scheduler (an existing cluster), not both")
     pool = processes if processes is not None else (cluster or scheduler)
-    log_idx = parse_log_deals(log_deals, deals, seed)
+    log_idx = parse_log_deals(log_deals, deals, seed) if matches is None else []
     if dataset:
         path = Path(out)
         log_path = path / _ds.LOG_NAME if log_idx else None
@@ -421,7 +445,7 @@ def run_simulation(
     worker_threads = threads if threads is not None else 1
     n_threads = threads if threads is not None else numba.get_num_threads()
 
-    from .engine import simulate_chunk
+    from .engine import simulate_chunk, simulate_match_chunk
 
     meta = {
         "preset": rules.name,
@@ -429,6 +453,7 @@ def run_simulation(
         "rule_options": opts,
         "master_seed": seed,
         "deals": deals,
+        **({"matches": matches} if matches is not None else {}),
         "strategies": [strategy_meta(label, spec) for label, spec in zip("AB", specs)],
         "version": _io.package_version(),
         "threads": n_threads,
@@ -448,7 +473,13 @@ def run_simulation(
     diagnostics = {"invariant_errors": 0, "meld_full": 0}
     illegal = [0, 0]
     acc = RunningSummary(labels=[spec.label for spec in specs])
-    plan = _ds.chunk_plan(deals, chunk_size)
+    from .lab.matches import MATCH_SUMMARY_COLUMNS, MatchSummary
+
+    macc = MatchSummary() if matches is not None else None
+    summary_keys = _SUMMARY_KEYS + (MATCH_SUMMARY_COLUMNS if matches is not None else ())
+    n_deals = 0  # deals of the chunks, resumed ones included
+    n_new_deals = 0  # deals simulated now
+    plan = _ds.chunk_plan(units, chunk_size)
     done = set(writer.done) if dataset else set()
     local = scheduler is None
     tasks = [
@@ -463,6 +494,7 @@ def run_simulation(
             None if pool is None else worker_threads,
             meta["version"],
             _par.task_env(local),
+            matches is not None,
         )
         for i, s0, n in plan
         if i not in done
@@ -494,17 +526,24 @@ def run_simulation(
                         int(np.asarray(cols["illegal_choices"])[s::2].sum()) for s in (0, 1)
                     ]
                 if dataset:
-                    writer.add(j, tasks_by_index[j].start, cols, diag)
-                    cols = {k: cols[k] for k in _SUMMARY_KEYS if k in cols}
+                    count = tasks_by_index[j].count if matches is not None else None
+                    writer.add(j, tasks_by_index[j].start, cols, diag, count=count)
+                    cols = {k: cols[k] for k in summary_keys if k in cols}
                 waiting[j] = (cols, diag)
                 bar.update(tasks_by_index[j].count)
             if i in waiting:
                 cols, diag = waiting.pop(i)
+                nonlocal n_new_deals
+                n_new_deals += len(np.asarray(cols["side"])) // 2
             else:  # written by an earlier, interrupted run
-                t = writer.read_columns(i, _SUMMARY_KEYS)
+                t = writer.read_columns(i, summary_keys)
                 cols = {c: t.column(c).to_numpy() for c in t.column_names}
                 diag = writer.done[i].get("diagnostics") or {}
             acc.update(cols)
+            if macc is not None:
+                macc.update(cols)
+            nonlocal n_deals
+            n_deals += len(np.asarray(cols["side"])) // 2
             for key in diagnostics:  # per-deal counters, repeated on both rows of a deal
                 diagnostics[key] += int(diag.get(key, 0))
             for side, k in enumerate(diag.get("illegal_choices") or (0, 0)):
@@ -521,7 +560,9 @@ def run_simulation(
         t0 = time.perf_counter()
         # one throw-away deal compiles (first run) or loads the cached kernels, so `seconds` is simulation
         # only; workers on this machine then load them from numba's disk cache instead of compiling
-        simulate_chunk(rules, specs, master_seed=seed, start=0, count=1, check=check)
+        (simulate_match_chunk if matches is not None else simulate_chunk)(
+            rules, specs, master_seed=seed, start=0, count=1, check=check
+        )
         _io._run_constants(meta)  # checks meta; pyarrow's first array imports pandas (~0.6 s), not a deal
         warmup = time.perf_counter() - t0
         with contextlib.ExitStack() as stack:
@@ -555,8 +596,8 @@ def run_simulation(
             # its rate and time left are the deals' alone (on processes and Dask it moves as chunks finish)
             where = _where(processes, cluster, scheduler)
             bar = tqdm(
-                total=deals,
-                unit="deal",
+                total=units,
+                unit="deal" if matches is None else "match",
                 unit_scale=True,
                 disable=not progress,
                 desc="simulating" + (f" ({where})" if where else ""),
@@ -580,14 +621,21 @@ def run_simulation(
             bar.close()
         numba.set_num_threads(threads_before)
     simulated = sum(t.count for t in tasks)
+    extra = {}
+    if matches is not None:
+        extra = {"matches": matches, "match_summary": macc.result()}
+        extra["matches_per_s"] = simulated / seconds if seconds > 0 else float("inf")
     return {
+        **extra,
         "path": str(path),
         "log_path": str(log_path) if log_idx else None,
-        "deals": deals,
+        "deals": deals if matches is None else n_deals,
         "simulated": simulated,
         "resumed_chunks": len(done),
         "seconds": seconds,
-        "deals_per_s": simulated / seconds if seconds > 0 else float("inf"),
+        "deals_per_s": (simulated if matches is None else n_new_deals) / seconds
+        if seconds > 0
+        else float("inf"),
         "threads": n_threads,
         "processes": processes,
         "cluster": info.get("workers") if pool is not None and processes is None else None,

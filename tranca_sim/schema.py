@@ -154,6 +154,32 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("version", "string", "tranca-sim package version that played the deal"),
 ]
 
+#: the columns a match run (``simulate --matches N``) adds after :data:`COLUMNS`; its rows are one
+#: per (match, deal, side), and ``deal_index`` is the deal key ``match_index * 1024 + deal_in_match``
+MATCH_COLUMNS: list[tuple[str, str, str]] = [
+    ("match_index", "int64", "match of the run (0-based); (master_seed, match_index) fixes the match"),
+    (
+        "deal_in_match",
+        "int16",
+        "deal number in the match, 0-based; the deal's first seat is (match_index + deal_in_match) % 4",
+    ),
+    (
+        "match_score",
+        "int32",
+        "the side's match score after this deal (its deal scores of the match so far added up)",
+    ),
+    ("match_deals", "int16", "deals the match took (the same on every row of the match)"),
+    (
+        "match_winner",
+        "int8",
+        (
+            "side that won the match (first to the match_target; both over: the higher; a dead tie plays "
+            "another deal, VARIANTS 15); -1 if max_match_deals ended it undecided"
+        ),
+    ),
+    ("won_match", "bool", "this side won the match"),
+]
+
 SIDE_SLOTS = {
     "score": OS_SCORE,
     "melded_points": OS_MELDED_POINTS,
@@ -210,5 +236,14 @@ def markdown() -> str:
     return "\n".join(lines)
 
 
+def match_markdown() -> str:
+    """The columns a match run adds, as a Markdown table (for docs/schema.md)."""
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    lines += [f"| `{n}` | {t} | {d} |" for n, t, d in MATCH_COLUMNS]
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
     print(markdown())
+    print()
+    print(match_markdown())

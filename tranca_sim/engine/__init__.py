@@ -15,6 +15,8 @@ Modules, in the order a deal uses them:
 - :mod:`.search` -- the search player's worlds, rollouts and decision (:mod:`strategies.pimc`).
 - :mod:`.kernel` -- the ``prange`` batch kernel and its Python wrappers
   (:func:`simulate_chunk`, :func:`play_deck`, :func:`play_position`, :func:`deck_of`).
+- :mod:`.match` -- matches deal after deal to the target (:func:`simulate_match_chunk`).
+- :mod:`.opening` -- the minimum first meld of a deal (004 variation, E25).
 - :mod:`.positions` -- hand-made positions for rule tests.
 - :mod:`.log` -- deal logs (every action of chosen deals) written beside a run.
 
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 _KERNEL_API = ("deck_of", "play_deck", "play_position", "simulate_chunk")
 
-__all__ = list(_KERNEL_API)
+__all__ = ["deck_of", "play_deck", "play_position", "simulate_chunk", "simulate_match_chunk"]
 
 
 def __getattr__(name: str):
@@ -35,4 +37,8 @@ def __getattr__(name: str):
         from . import kernel
 
         return getattr(kernel, name)
+    if name == "simulate_match_chunk":
+        from . import match
+
+        return match.simulate_match_chunk
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -47,6 +47,7 @@ from .obs import (
     act_x,
     act_y,
 )
+from .opening import filter_draws, filter_melds, must_go_on, opening_pending
 from .runs import apply_run_action, list_run_actions, list_run_captures
 from .state import (
     END_STOCK_OUT,
@@ -74,6 +75,7 @@ from .state import (
     SE_MELDED,
     SE_MELDED_NOW,
     SS_INDIRECT_SEAT,
+    SS_MELD_MIN,
     SS_MORTO_AT,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
@@ -189,8 +191,12 @@ def _first_redraw(st, rp, seat, sid, prm, rng, pub, hidden):
 
 
 @njit(cache=True, _nrt=False)
-def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
-    """Play one turn of ``seat``: red 3s, draw, melds, discard (000 Gameplay 1-12)."""
+def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, acts2):
+    """Play one turn of ``seat``: red 3s, draw, melds, discard (000 Gameplay 1-12).
+
+    ``scr`` (a State) and ``acts2`` (``int32[512]``) are scratch space for the minimum first meld
+    (004, E25: :mod:`tranca_sim.engine.opening`), used only while the side's minimum is pending."""
+    side = seat & 1
     if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
         st.ss[seat & 1, SS_INDIRECT_SEAT] = -1  # the indirectly taken morto is now in play
     st.sc[SC_NO_DISCARD] = 0
@@ -204,6 +210,8 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
     n = list_draw_actions(st, rp, seat, acts)
     if rp[R_MELD_RUNS] != 0:
         n = list_run_captures(st, rp, seat, acts, n)
+    if st.ss[side, SS_MELD_MIN] > 0 and opening_pending(st, rp, side):
+        n = filter_draws(st, rp, seat, acts, n, scr, acts2)
     if n == 0:
         st.sc[SC_OVER] = END_STOCK_OUT
         return
@@ -228,14 +236,21 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
         n = list_meld_actions(st, rp, seat, acts)
         if rp[R_MELD_RUNS] != 0:
             n = list_run_actions(st, rp, seat, acts, n)
+        if st.ss[side, SS_MELD_MIN] > 0 and opening_pending(st, rp, side):
+            n = filter_melds(st, rp, seat, acts, n, scr, acts2)
         if n == 0:
             break
         i = choose_meld(sid, prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
+        if i == -1 and st.ss[side, SS_MELD_MIN] > 0 and must_go_on(st, rp, side):
+            st.se[seat, SE_ILLEGAL] += 1  # E25: a first meld short of the minimum must be finished
+            i = 0
         if i == -1:
             break
         if i < -1 or i >= n:
             st.se[seat, SE_ILLEGAL] += 1
-            break
+            if not (st.ss[side, SS_MELD_MIN] > 0 and must_go_on(st, rp, side)):
+                break
+            i = 0
         a = acts[i]
         t = act_type(a)
         if t == A_RUN_NEW or t == A_RUN_EXT or t == A_RUN_SWAP:
@@ -247,6 +262,8 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
         if over:
             return
     # ---- discard ----
+    if check and st.ss[side, SS_MELD_MIN] > 0 and must_go_on(st, rp, side):
+        st.sc[SC_ERRORS] += 1  # E25: a first meld short of the minimum (the listing should prevent it)
     if st.se[seat, SE_HAND_N] == 0:
         # a morto taken directly that held only red 3s, with no stock left to replace them
         if can_go_out(st, rp, seat & 1):
@@ -273,11 +290,12 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check):
 
 
 @njit(cache=True, _nrt=False)
-def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check):
+def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2):
     """Play the dealt position in ``st`` to its end.
 
     ``sids`` ``int64[4]`` strategy id per seat, ``prm`` ``float64[4, N_PARAMS]``,
-    ``rngs`` ``uint64[4, 4]`` per-seat strategy streams.  Afterwards
+    ``rngs`` ``uint64[4, 4]`` per-seat strategy streams, ``scr``/``acts2`` scratch space
+    (:func:`play_turn`).  Afterwards
     ``st.sc[SC_OVER]`` holds the END_* reason and every red 3 still held has been laid
     in its side's area (E4; not a logged action: the end of the deal implies it).
     """
@@ -287,7 +305,7 @@ def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check):
             st.sc[SC_OVER] = END_TURN_LIMIT
             break
         seat = st.sc[SC_SEAT]
-        play_turn(st, rp, seat, sids[seat], prm[seat], rngs[seat], acts, pub, hidden, pack, check)
+        play_turn(st, rp, seat, sids[seat], prm[seat], rngs[seat], acts, pub, hidden, pack, check, scr, acts2)
         st.se[seat, SE_MELDED] |= st.se[seat, SE_MELDED_NOW]
         st.se[seat, SE_MELDED_NOW] = 0
         st.sc[SC_TURN] += 1

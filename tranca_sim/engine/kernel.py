@@ -17,7 +17,7 @@ from numba import njit, prange
 from strategies import N_PARAMS, StrategySpec, check_rules, resolve
 
 from .. import schema as S
-from ..rules import R_N_JOKERS, Rules
+from ..rules import R_FIRST_MELD_FROM, R_FIRST_MELD_MIN, R_N_JOKERS, Rules
 from .cards import N_KINDS, parse
 from .deal import play_deal, setup_deal
 from .obs import PUB_LEN
@@ -25,6 +25,7 @@ from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
 from .state import (
     MS_DIRECT,
     MS_INDIRECT,
+    SC_DEAL_IN_MATCH,
     SC_EM_CIMA,
     SC_ERRORS,
     SC_FIRST_SEAT,
@@ -40,6 +41,8 @@ from .state import (
     SE_INIT_WILDS,
     SS_B3_LOCKS,
     SS_CAPTURES,
+    SS_MATCH_SCORE,
+    SS_MELD_MIN,
     SS_MORTO,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
@@ -113,12 +116,31 @@ def record(st, rp, out_side, out_deal):
     out_deal[S.OD_MELD_FULL] = st.sc[SC_MELD_FULL]
 
 
+@njit(cache=True, _nrt=False)
+def set_match_facts(st, rp, mscore, deal_in_match):
+    """Write the match facts of the deal just set up into ``st``: each side's match score before it
+    (``mscore``, ``int64[n_sides]``), the deal number in the match, and each side's minimum first
+    meld (004 Variations "Minimum points to lay down", E25: ``first_meld_min`` card points once the
+    side's match score is at least ``R_FIRST_MELD_FROM``)."""
+    st.sc[SC_DEAL_IN_MATCH] = deal_in_match
+    for side in range(min(mscore.shape[0], st.ss.shape[0])):
+        st.ss[side, SS_MATCH_SCORE] = mscore[side]
+        need = 0
+        if rp[R_FIRST_MELD_MIN] > 0 and mscore[side] >= rp[R_FIRST_MELD_FROM]:
+            need = rp[R_FIRST_MELD_MIN]
+        st.ss[side, SS_MELD_MIN] = need
+
+
 @njit(cache=True)
-def _play_one(st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check):
+def _play_one(
+    st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check, scr, acts2,
+    mscore, deal_in_match,
+):  # fmt: skip
     for seat in range(4):
         seed_stream(rngs[seat], master_seed, d, STREAM_SEAT0 + seat)
     setup_deal(st, rp, deck, deck.shape[0], first_seat)
-    play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check)
+    set_match_facts(st, rp, mscore, deal_in_match)
+    play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2)
 
 
 @njit(parallel=True, cache=True)
@@ -134,22 +156,35 @@ def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_
         pub = np.zeros(PUB_LEN, np.int32)
         hidden = np.zeros((2, N_KINDS), np.int16)
         pack = _pack_counts(rp)
+        scr = new_state_nb(1)
+        acts2 = np.zeros(512, np.int32)
+        mscore = np.zeros(st.ss.shape[0], np.int64)
         for i in range(b * BLOCK, min(count, (b + 1) * BLOCK)):
             d = start + i
             seed_stream(srng, master_seed, d, STREAM_SHUFFLE)
             shuffle_deck(srng, pack_n, deck)
-            _play_one(st, rp, sids, prm, master_seed, d, deck, d % 4, rngs, acts, pub, hidden, pack, check)
+            _play_one(
+                st, rp, sids, prm, master_seed, d, deck, d % 4, rngs, acts, pub, hidden, pack, check, scr, acts2,
+                mscore, 0,
+            )  # fmt: skip
             record(st, rp, out_side[i], out_deal[i])
 
 
 @njit(cache=True)
-def _play_stacked_nb(st, rp, sids, prm, master_seed, d, deck, first_seat, check, out_side, out_deal):
+def _play_stacked_nb(
+    st, rp, sids, prm, master_seed, d, deck, first_seat, check, out_side, out_deal, mscore, dm
+):
     rngs = np.zeros((4, 4), np.uint64)
     acts = np.zeros(512, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
     hidden = np.zeros((2, N_KINDS), np.int16)
     pack = _pack_counts(rp)
-    _play_one(st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check)
+    scr = new_state_nb(1)
+    acts2 = np.zeros(512, np.int32)
+    _play_one(
+        st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check, scr, acts2,
+        mscore, dm,
+    )  # fmt: skip
     record(st, rp, out_side, out_deal)
 
 
@@ -161,7 +196,9 @@ def _play_position_nb(st, rp, sids, prm, master_seed, d, check, pack, out_side, 
     acts = np.zeros(512, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
     hidden = np.zeros((2, N_KINDS), np.int16)
-    play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check)
+    scr = new_state_nb(1)
+    acts2 = np.zeros(512, np.int32)
+    play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2)
     record(st, rp, out_side, out_deal)
 
 
@@ -312,8 +349,14 @@ def play_deck(
     deal_index: int = 0,
     check: bool = True,
     log: bool = False,
+    match_scores=None,
+    deal_in_match: int = 0,
 ) -> tuple[State, dict[str, np.ndarray]]:
     """Play one deal from a stacked deck (card kinds or notations, position 0 = top).
+
+    ``match_scores`` (one int per side, default zeros) are the sides' match scores before the
+    deal and ``deal_in_match`` its number in the match: strategies see them, and they set each
+    side's minimum first meld (E25, :func:`set_match_facts`).
 
     Returns the final :data:`State` and the two output rows as columns
     (see :func:`simulate_chunk`).  Used by the rule tests, and with ``log``
@@ -331,9 +374,12 @@ def play_deck(
     st.sc[SC_LOG_ON] = 1 if log else 0
     out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
+    mscore = np.zeros(st.ss.shape[0], dtype=np.int64)
+    if match_scores is not None:
+        mscore[: len(match_scores)] = np.asarray(match_scores, dtype=np.int64)
     _play_stacked_nb(
         st, rp, sids, prm, np.uint64(_check_seed(master_seed)), np.int64(deal_index), arr,
-        np.int64(first_seat), bool(check), out_side[0], out_deal[0],
+        np.int64(first_seat), bool(check), out_side[0], out_deal[0], mscore, np.int64(deal_in_match),
     )  # fmt: skip
     return st, columns_from_outputs(out_side, out_deal, deal_index)
 

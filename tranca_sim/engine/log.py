@@ -135,18 +135,40 @@ def play_logged(
     deal_index: int,
     deck: Sequence | None = None,
     first_seat: int | None = None,
+    match: dict | None = None,
 ) -> dict:
     """Play one deal with the action log on and return its log (format ``tranca-sim-log/1``).
 
     By default the deck and first seat are those of deal ``deal_index`` of a
     run with ``master_seed`` (so the log is that deal); a stacked ``deck``
-    (kinds or notations, top first) may be given instead.
+    (kinds or notations, top first) may be given instead.  ``match`` (a deal of a match run):
+    ``{"match_index": m, "deal_in_match": d, "scores": [A, B]}`` with the sides' match scores
+    before the deal; the deal then gets them (strategies see them, they set the minimum first
+    meld, E25), its first seat is ``(m + d) % 4`` and the log carries them as field ``match``.
     """
     seed = _check_seed(master_seed)
     specs = [resolve(s) for s in strategies]
     kinds = deck_of(rules, seed, deal_index) if deck is None else [int(k) for k in _as_deck(rules, deck)]
-    first = deal_index % 4 if first_seat is None else int(first_seat)
-    st, cols = play_deck(rules, kinds, specs, first, seed, deal_index, check=False, log=True)
+    if first_seat is not None:
+        first = int(first_seat)
+    elif match is not None:
+        first = (int(match["match_index"]) + int(match["deal_in_match"])) % 4
+    else:
+        first = deal_index % 4
+    scores = None if match is None else [int(x) for x in match["scores"]]
+    dm = 0 if match is None else int(match["deal_in_match"])
+    st, cols = play_deck(
+        rules,
+        kinds,
+        specs,
+        first,
+        seed,
+        deal_index,
+        check=False,
+        log=True,
+        match_scores=scores,
+        deal_in_match=dm,
+    )
     if st.sc[SC_LOG_ON] != 1:
         raise RuntimeError(f"deal {deal_index}: the action log overflowed")
     return {
@@ -160,6 +182,7 @@ def play_logged(
         "deck": [to_str(k) for k in kinds],
         "actions": decode(st.log[: st.sc[SC_LOG_N]]),
         "result": _result(cols),
+        **({"match": {k: match[k] for k in ("match_index", "deal_in_match", "scores")}} if match else {}),
     }
 
 

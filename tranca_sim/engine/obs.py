@@ -30,6 +30,8 @@ from collections import namedtuple
 
 from numba import njit
 
+from ..rules import R_VALUES
+
 Obs = namedtuple("Obs", ["hand", "pub", "pile", "mh", "mc", "taken", "morto", "rp"])
 
 # ---- public facts ------------------------------------------------------------
@@ -49,9 +51,12 @@ PUB_CLEAN = 21  # + side: clean canastas
 PUB_N_MELDS = 24  # + side
 PUB_MELDED_NOW = 27  # 1 if the player has melded this turn
 PUB_NO_DISCARD = 28  # kind the player may not discard this turn (E13: just taken from a one-card pile), -1
-# 29..39 are reserved for the facts of issue 8 (match score, first-meld minimum, first-turn redraw)
+PUB_MATCH_SCORE = 29  # + side: each side's match score before this deal (0 outside a match; up to 3 sides)
+PUB_DEAL_IN_MATCH = 32  # deal number in the match, 0-based (0 outside a match)
+PUB_MELD_MIN = 33  # card points the player's side must lay in its first meld(s) of this deal (E25), 0 none
 PUB_REDRAW_CARD = 34  # first_player_redraw (003): the card the player may throw back now, -1 if none
 PUB_REDRAWN = 35  # kind the first player threw back with the redraw this deal (bottom of the pile), -1
+# 36..39 are reserved for the facts of issue 8 (solo players, Buraco)
 PUB_LEN = 40
 
 # ---- action types -------------------------------------------------------------
@@ -97,6 +102,31 @@ def may_discard(obs, k):
     same rule (:func:`tranca_sim.engine.turn.legal_discard`); a strategy's ``choose_discard`` must
     return a kind for which this is True."""
     return 0 <= k < obs.hand.shape[0] and obs.hand[k] > 0 and k != obs.pub[PUB_NO_DISCARD]
+
+
+@njit(cache=True, _nrt=False)
+def side_melded_points(obs, side):
+    """Card points of every card ``side`` has melded this deal (no bonuses)."""
+    pts = 0
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        for k in range(obs.mc.shape[2]):
+            c = obs.mc[side, m, k]
+            if c:
+                pts += c * obs.rp[R_VALUES + k]
+    return pts
+
+
+@njit(cache=True, _nrt=False)
+def must_meld_on(obs):
+    """True while the player's side has started its first meld of the deal and it is still short
+    of the minimum ``pub[PUB_MELD_MIN]`` (004 variation, E25): the engine then refuses "stop"
+    (an answer of -1 from ``choose_meld`` is counted as illegal and replaced by the first listed
+    action, which always leads to a finished first meld)."""
+    need = obs.pub[PUB_MELD_MIN]
+    if need <= 0:
+        return False
+    pts = side_melded_points(obs, obs.pub[PUB_SIDE])
+    return 0 < pts < need
 
 
 @njit(cache=True, inline="always")

@@ -15,8 +15,11 @@ from .obs import (
     PUB_CAN_EMPTY,
     PUB_CANASTAS,
     PUB_CLEAN,
+    PUB_DEAL_IN_MATCH,
     PUB_HAND_N,
     PUB_LOCKED,
+    PUB_MATCH_SCORE,
+    PUB_MELD_MIN,
     PUB_MELDED_NOW,
     PUB_MORTO,
     PUB_N_MELDS,
@@ -33,6 +36,7 @@ from .obs import (
     Obs,
 )
 from .state import (
+    SC_DEAL_IN_MATCH,
     SC_DECK_N,
     SC_PILE_N,
     SC_REDRAWN,
@@ -40,6 +44,8 @@ from .state import (
     SC_TURN,
     SE_HAND_N,
     SE_MELDED_NOW,
+    SS_MATCH_SCORE,
+    SS_MELD_MIN,
     SS_MORTO,
     SS_N_MELDS,
     SS_RED3,
@@ -62,6 +68,8 @@ def fill_pub(st, rp, seat, pub):
     pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
     pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
     pub[PUB_NO_DISCARD] = no_discard_kind(st, seat)
+    pub[PUB_DEAL_IN_MATCH] = st.sc[SC_DEAL_IN_MATCH]
+    pub[PUB_MELD_MIN] = st.ss[side, SS_MELD_MIN]
     pub[PUB_REDRAW_CARD] = -1
     pub[PUB_REDRAWN] = st.sc[SC_REDRAWN] - 1
     for s in range(4):
@@ -69,6 +77,7 @@ def fill_pub(st, rp, seat, pub):
     for sd in range(2):
         pub[PUB_MORTO + sd] = st.ss[sd, SS_MORTO]
         pub[PUB_RED3 + sd] = st.ss[sd, SS_RED3]
+        pub[PUB_MATCH_SCORE + sd] = st.ss[sd, SS_MATCH_SCORE]
         pub[PUB_N_MELDS + sd] = st.ss[sd, SS_N_MELDS]
         pub[PUB_CANASTAS + sd] = 1 if has_canasta(st, rp, sd, False) else 0
         pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0

@@ -54,6 +54,7 @@ SC_OUT_SEAT = 7  # seat that went out, -1
 SC_EM_CIMA = 8  # 1 if the going-out player had melded nothing before that turn
 SC_ERRORS = 9  # invariant violations found (check mode)
 SC_MELD_FULL = 10  # new melds refused because a side had MAXM rows
+SC_DEAL_IN_MATCH = 11  # deal number in its match (0-based); 0 outside a match
 SC_LOG_ON = 12  # 1 while the action log records, 2 if it overflowed
 SC_LOG_N = 13  # ints used in ``log``
 SC_NO_DISCARD = 14  # 1 + kind of the card taken from a one-card open pile this turn (E13), 0 if none
@@ -105,7 +106,9 @@ SS_CANASTAS = 9  # canastas on the table (kept up to date by melds.count_canasta
 SS_CLEAN = 10  # clean canastas among them
 SS_INDIRECT_SEAT = 11  # seat holding the side's indirectly taken morto, not yet played; -1
 SS_MORTO_AT = 12  # deck index of the side's morto's first card (stock_out=1: it may become the stock)
-SS_LEN = 13
+SS_MATCH_SCORE = 13  # the side's match score before this deal (0 outside a match)
+SS_MELD_MIN = 14  # card points the side's first meld(s) of this deal must total (004 minimum, E25); 0 none
+SS_LEN = 15
 
 MS_WAITING = 0
 MS_DIRECT = 1  # taken by melding the last card: played in the same turn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .cards import SIDES, _black3, _red3, _wild
+from .cards import SIDES, _black3, _red3, _value, _wild
 from .questions import MeldCheck, _meld_check
 from .table import _Foul, _Meld, _Table
 
@@ -544,6 +544,8 @@ class _Replay(_Table):
     def after_meld(self, seat: int) -> None:
         if self.first_meld_turn[seat] is None:
             self.first_meld_turn[seat] = self.turn
+        if self.open_turn[seat % 2] is None:
+            self.open_turn[seat % 2] = self.turn
         self.capture = None
         self.keep_check(seat)
         if self.n_hand(seat) == 0:
@@ -580,10 +582,38 @@ class _Replay(_Table):
             self.void_seat[side] = seat
         self.pending_empty = None
 
+    def set_match(self, match: dict | None) -> None:
+        """The match facts of the deal (log field ``match``): each side's match score before it sets
+        its minimum first meld -- 004 Variations "Minimum points to lay down": a team at 1,500 or
+        more in a game to 3,000 lays at least 75 card points in its first meld of the round; the
+        options ``first_meld_min`` (the points, 0 = off) and ``first_meld_from`` (the score, 0 = half
+        the match target), E25."""
+        if not match:
+            return
+        scores = match.get("scores")
+        if not (isinstance(scores, list) and len(scores) == 2 and all(isinstance(x, int) for x in scores)):
+            raise _Foul("format", "field match.scores must be the two sides' match scores (integers)")
+        frm = self.r.first_meld_from or -(-self.r.match_target // 2)
+        self.meld_min = [self.r.first_meld_min if (self.r.first_meld_min and x >= frm) else 0 for x in scores]
+
+    def first_meld_check(self, side: int) -> None:
+        """A side that first melded in this turn has laid its minimum in card points (E25)."""
+        need = self.meld_min[side]
+        if not need or self.open_turn[side] != self.turn:
+            return
+        pts = sum(_value(c, self.r) for m in self.melds[side] for c in m.cards)
+        if pts < need:
+            raise _Foul(
+                "first_meld_min",
+                f"side {SIDES[side]}'s first meld of the deal lays {pts} card points, the minimum is {need} "
+                "(004 Variations 'Minimum points to lay down', E25: the melds of that turn count together)",
+            )
+
     def act_discard(self, a: dict) -> None:
         seat, side = self.seat, self.seat % 2
         if self.phase == "start":
             raise _Foul("sequence", "discard before the draw: a turn is draw, meld, discard (000 Gameplay 1)")
+        self.first_meld_check(side)
         if self.phase == "discarded":
             raise _Foul("sequence", "a second discard: one discard ends the turn (000 Gameplay 1)")
         c = a["card"]
@@ -611,6 +641,7 @@ class _Replay(_Table):
 
     def act_go_out(self, a: dict) -> None:
         seat, side = self.seat, self.seat % 2
+        self.first_meld_check(side)
         if self.n_hand(seat) > 0:
             raise _Foul(
                 "sequence",
@@ -656,6 +687,8 @@ class _Replay(_Table):
             raise _Foul("end", "the deal ends before any turn was played")
         if a["turn"] not in (self.turn, self.turn + 1):
             raise _Foul("out_of_turn", f"end tagged turn {a['turn']}, the last turn was {self.turn}")
+        if self.seat is not None:
+            self.first_meld_check(self.seat % 2)
         if reason == "went_out":
             if self.phase != "out":
                 raise _Foul("end", "end went_out, but nobody went out (000 Gameplay 11)")

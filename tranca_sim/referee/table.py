@@ -59,6 +59,8 @@ class _Table:
         self.void_seat: list[int | None] = [None, None]
         self.end_red3: list[tuple[int, str]] = []  # red 3s laid when the deal ended (E4)
         self.first_meld_turn: list[int | None] = [None] * 4
+        self.open_turn: list[int | None] = [None, None]  # per side: the turn it first melded
+        self.meld_min = [0, 0]  # per side: the minimum first meld of this deal (E25; set_match)
         # turn state
         self.phase = "setup"  # setup start play discarded out over
         self.turn = -1

@@ -116,6 +116,10 @@ def _check_log(log, rules: Rules | None, line: int | None, deal: int | None) -> 
         return Verdict(False, "format", e.message, index=e.index, action=act, line=line, deal_index=deal)
     raw = log["actions"]
     rp = _Replay(rules, deck, log["first_seat"])
+    try:
+        rp.set_match(log.get("match"))
+    except _Foul as f:
+        return Verdict(False, "format", f.reason, line=line, deal_index=deal)
     for i, a in enumerate(actions):
         try:
             rp.step(a)
