@@ -47,7 +47,7 @@ from .state import new_state_nb
 #: deal key of deal d of match m: m * MATCH_STRIDE + d (so max_match_deals <= MATCH_STRIDE)
 MATCH_STRIDE = 1024
 #: matches per kernel call: the output arrays hold max_match_deals deals of each
-SUB_BATCH = 256
+SUB_BATCH = 1024
 MAX_MATCHES = 2**63 // MATCH_STRIDE - 1
 
 
@@ -185,12 +185,18 @@ def simulate_match_chunk(
 def _match_columns(s0, out_side, out_deal, out_match) -> dict[str, np.ndarray]:
     n, cap, n_sides = out_side.shape[:3]
     played = out_match[:, 0]
-    keep = np.arange(cap)[None, :] < played[:, None]  # (n, cap)
-    cols = columns_from_outputs(out_side[keep], out_deal[keep], 0)
+    # fancy indexing touches only the deals played (the arrays hold cap deals a match, mostly untouched)
+    rows = np.repeat(np.arange(n), played)
+    first = np.cumsum(played) - played  # row of each match's first deal in the compacted arrays
+    d_idx = np.arange(int(played.sum()), dtype=np.int64) - np.repeat(first, played)
+    side_rows = out_side[rows, d_idx]  # (deals, n_sides, OS_LEN)
+    cols = columns_from_outputs(side_rows, out_deal[rows, d_idx], 0)
     m_idx = np.repeat(np.arange(s0, s0 + n, dtype=np.int64), played)
-    d_idx = np.concatenate([np.arange(k, dtype=np.int64) for k in played])
     cols["deal_index"] = np.repeat(m_idx * MATCH_STRIDE + d_idx, n_sides)
-    running = np.cumsum(out_side[:, :, :, S.OS_SCORE].astype(np.int64), axis=1)[keep]  # (deals, n_sides)
+    total = np.cumsum(side_rows[:, :, S.OS_SCORE].astype(np.int64), axis=0)
+    before = np.zeros((n, n_sides), dtype=np.int64)  # the cumulated total before each match
+    before[1:] = total[first[1:] - 1]
+    running = total - np.repeat(before, played, axis=0)
     winner = np.repeat(out_match[:, 1], played)
     cols["match_index"] = np.repeat(m_idx, n_sides)
     cols["deal_in_match"] = np.repeat(d_idx, n_sides).astype(np.int16)
