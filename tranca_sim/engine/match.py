@@ -5,7 +5,7 @@ A match (seed ``000_95ec226e9cdd732e.txt`` Objective, Scoring "Match target", "W
 deal; each side's deal scores add up to its match score; after a deal in which a side's match
 score reaches ``match_target`` the side with the highest match score wins; a dead tie for the
 highest score (000: "a dead tie is broken by an extra deal") plays another deal.  The deal rotates
-clockwise (000 Setup 1): deal ``d`` of match ``m`` is led by seat ``(m + d) % 4`` (the player to
+clockwise (000 Setup 1): deal ``d`` of match ``m`` is led by seat ``(m + d) % n_seats`` (the player to
 the dealer's left; the first dealer rotates with the match index, so over many matches each seat
 leads first equally often).  Before each deal the match scores set the minimum first meld of each
 side (004 Variations, E25) and are shown to the strategies (``PUB_MATCH_SCORE``).
@@ -29,7 +29,7 @@ from numba import njit, prange
 from strategies import StrategySpec
 
 from .. import schema as S
-from ..rules import R_MATCH_TARGET, R_MAX_MATCH_DEALS, R_N_JOKERS, Rules
+from ..rules import R_MATCH_TARGET, R_MAX_MATCH_DEALS, R_N_JOKERS, R_N_SEATS, Rules
 from .cards import N_KINDS
 from .kernel import (
     _check_seed,
@@ -89,6 +89,7 @@ def _simulate_matches_nb(rp, sids, prm, master_seed, start, count, check, out_si
     target = rp[R_MATCH_TARGET]
     cap = min(rp[R_MAX_MATCH_DEALS], out_side.shape[1])
     n_sides = out_side.shape[2]
+    n_seats = rp[R_N_SEATS]
     for i in prange(count):
         m = start + i
         st = new_state_nb(1)
@@ -109,7 +110,7 @@ def _simulate_matches_nb(rp, sids, prm, master_seed, start, count, check, out_si
             seed_stream(srng, master_seed, key, STREAM_SHUFFLE)
             shuffle_deck(srng, pack_n, deck)
             _play_one(
-                st, rp, sids, prm, master_seed, key, deck, (m + d) % 4, rngs, acts, pub, hidden, pack, check,
+                st, rp, sids, prm, master_seed, key, deck, (m + d) % n_seats, rngs, acts, pub, hidden, pack, check,
                 scr, acts2, mscore, d,
             )  # fmt: skip
             record(st, rp, out_side[i, d], out_deal[i, d])
@@ -159,7 +160,7 @@ def simulate_match_chunk(
             f"need 0 <= start, count >= 1 and start + count <= {MAX_MATCHES}, got {start}, {count}"
         )
     cap = min(int(rules.max_match_deals), MATCH_STRIDE)
-    n_sides = 2
+    n_sides = 2 if rules.partnerships else rules.n_seats  # solo players: one side a seat
     parts = []
     for s0 in range(int(start), int(start) + int(count), SUB_BATCH):
         n = min(SUB_BATCH, int(start) + int(count) - s0)
@@ -183,7 +184,7 @@ def simulate_match_chunk(
 
 
 def _match_columns(s0, out_side, out_deal, out_match) -> dict[str, np.ndarray]:
-    n, cap, n_sides = out_side.shape[:3]
+    n, _, n_sides = out_side.shape[:3]
     played = out_match[:, 0]
     # fancy indexing touches only the deals played (the arrays hold cap deals a match, mostly untouched)
     rows = np.repeat(np.arange(n), played)
