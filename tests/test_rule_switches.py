@@ -44,7 +44,7 @@ NOT_PLAYABLE = {
     "match_target": "read by match runs only (tests/test_matches.py); a run of deals plays independent deals",
     "first_meld_min": "applies from a match score (tests/test_matches.py); in a run of deals every score is 0",
     "first_meld_from": "applies from a match score (tests/test_matches.py); in a run of deals every score is 0",
-    "max_match_deals": "engine safety net of match runs (E22), not a rule",
+    "max_match_deals": "engine safety net of match runs (E25), not a rule",
     "n_seats": "only 4 seats are accepted by Rules.validate in this version (2p/3p planned)",
     "partnerships": "only partnerships are accepted by Rules.validate in this version (solo planned)",
 }
