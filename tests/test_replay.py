@@ -268,3 +268,21 @@ def test_replay_html_renders_in_chromium(run_file, tmp_path):
     )
     assert res.returncode == 0, res.stderr + res.stdout
     assert "1200x900 PNG" in res.stdout and shot.stat().st_size > 10_000
+
+
+def test_open_pile_turns_say_the_hand_after_taking_the_pile(tmp_path):
+    """Buraco's open pile (004) is taken without a meld: the turn shows the hand after the take,
+    and "hand after the capture and its meld" appears only in a turn that took the pile (it used
+    to carry over from an open-pile take into later turns)."""
+    out = tmp_path / "buraco.parquet"
+    run_simulation("buraco", 12, 5, "basic", "basic", out, progress=False)
+    seen_take = 0
+    for deal in range(12):
+        text = format_deal(regenerate(out, deal))
+        for block in re.split(r"^(?=turn \d+ )", text, flags=re.MULTILINE)[1:]:
+            if "hand after the capture" in block:
+                assert "takes the pile" in block, block
+            if "takes the pile" in block and re.search(r"^    (discards|melds|adds)", block, re.MULTILINE):
+                seen_take += 1
+                assert "hand after taking the pile" in block, block
+    assert seen_take > 0

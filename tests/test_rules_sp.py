@@ -400,9 +400,12 @@ def test_contract_checks_an_optional_choose_redraw(tmp_path):
     f = tmp_path / "withredraw.py"
     f.write_text(good + REDRAW_OK)
     mod = check_file(str(f))
-    text = render(extra=["_s3 = None\n"], n_user=1, user_modules=[mod])
+    from strategies.build import MODULES
+
+    u = len(MODULES)  # the user's strategy takes the first id after the built-in ones
+    text = render(extra=[f"_s{u} = None\n"], n_user=1, user_modules=[mod])
     body = text.split("def choose_redraw(sid, prm, obs, rng):")[1]
-    assert "_s1.choose_redraw" in body and "_s3.choose_redraw" in body  # basic and the user's
+    assert "_s1.choose_redraw" in body and f"_s{u}.choose_redraw" in body  # basic and the user's
     assert "_s2.choose_redraw" not in body and body.rstrip().endswith("return 0")  # passive keeps
     for stem, extra, message in (
         (

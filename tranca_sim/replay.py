@@ -164,7 +164,8 @@ def format_deal(log: dict) -> str:
         )
     owed: list[str] = []  # red 3s laid and not replaced yet, in the order they were laid
     shown = True
-    capture = False
+    capture = False  # a closed pile was taken: its top card's meld follows (000 Gameplay 3)
+    closed = bool((log.get("rules") or {}).get("pile_closed", True))
     table = None
     drawn = ""  # the hand as it stands after the latest draw-phase action
     for _, a, table in walk(log):
@@ -182,13 +183,14 @@ def format_deal(log: dict) -> str:
                 f"turn {a['turn']} · {_who(log, a['seat'])} · stock {len(table.stock)} · {_pile_text(table)}"
             )
             shown = False
+            capture = False
             continue
         seat = a["seat"]
         late = act in ("meld", "extend", "replace_wild", "black3", "discard", "go_out", "morto")
         if not shown and late and not capture:
             out.append(drawn)
             shown = True
-        if act == "take_pile":
+        if act == "take_pile" and closed:
             capture = True
         text = action_text(log, a, table, owed)
         if text is not None:
@@ -208,6 +210,8 @@ def format_deal(log: dict) -> str:
             n = table.n_hand(seat)
             out.append(f"    hand after the capture and its meld ({n}): {cards_text(_hand(table, seat))}")
             shown = True
+        elif act == "take_pile" and not closed and not shown:  # an open pile needs no meld (004)
+            drawn = f"    hand after taking the pile ({table.n_hand(seat)}): {cards_text(_hand(table, seat))}"
         elif act in ("draw", "red3", "redraw") and not shown:
             drawn = f"    hand after the draw ({table.n_hand(seat)}): {cards_text(_hand(table, seat))}"
     out.append("")
