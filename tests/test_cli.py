@@ -508,11 +508,17 @@ def test_termination_leaves_nothing(tmp_path, capsys, monkeypatch, sig, status):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(engine, "simulate_chunk", killed)
+    # under nohup SIGHUP starts ignored and rightly stays so (next test): take the default here
+    inherited = signal.signal(sig, signal.SIG_DFL) if signal.getsignal(sig) is signal.SIG_IGN else None
     before = signal.getsignal(sig)
     out = tmp_path / "run.parquet"
     argv = ["simulate", "--deals", DEALS, "--chunk-size", "50", "--out", str(out), "--no-progress"]
     argv += ["--log-deals", "2"]
-    got, _, err = call(argv, capsys)
+    try:
+        got, _, err = call(argv, capsys)
+    finally:
+        if inherited is not None:
+            signal.signal(sig, inherited)
     assert got == status
     assert err == "tranca-sim: error: terminated; no output file was written\n"
     assert os.listdir(tmp_path) == []
