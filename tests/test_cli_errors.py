@@ -105,6 +105,10 @@ BAD = [
     (SIM + ["--rule", "max_wilds=many"], ["--rule max_wilds=many:", "takes an integer"]),
     (SIM + ["--rule", "nope=1"], ["--rule nope=1:", "unknown rule option 'nope'; known:"]),
     (SIM + ["--rule", "pile_closed"], ["--rule", "OPTION=VALUE", "'pile_closed'"]),
+    (
+        SIM + ["--rule", "max_wilds=1", "--rule", "max_wilds=2"],
+        ["--rule", "max_wilds given twice", "max_wilds=1 and max_wilds=2"],
+    ),
     (SIM + ["--log-deals", "sample:0"], ["--log-deals sample:0:", "from 1 to 30 (the run's deals), got 0"]),
     (SIM + ["--log-deals", "0"], ["--log-deals 0:", "from 1 to 30"]),
     (SIM + ["--log-deals", "31"], ["--log-deals 31:", "from 1 to 30"]),

@@ -45,6 +45,19 @@ def test_good_file_resolves(tmp_path):
     assert spec["rules"]["match_target"] == 3000
 
 
+@pytest.mark.parametrize("value", ["1", "true", '"yes"', '"1"'])
+def test_rules_table_takes_a_switch_as_the_command_line_does(tmp_path, value):
+    # the CLI takes --rule lock_by_wild=1; a TOML integer 1 (or true, or the strings) means the same
+    text = GOOD.replace('baseline = "basic"', f'baseline = "basic"\nrules = {{ lock_by_wild = {value} }}')
+    assert load_spec(write(tmp_path, text))["rules"]["lock_by_wild"] is True
+
+
+def test_rules_table_refuses_a_switch_value_other_than_0_or_1(tmp_path):
+    text = GOOD.replace('baseline = "basic"', 'baseline = "basic"\nrules = { lock_by_wild = 2 }')
+    with pytest.raises(SpecError, match="rules: .*lock_by_wild must be bool, got 2"):
+        load_spec(write(tmp_path, text))
+
+
 def test_deals_cap_lowers_budget_and_batch(tmp_path):
     with pytest.raises(SpecError, match="--deals must be even"):  # decks are played twice: no silent rounding
         load_spec(write(tmp_path, GOOD), deals_cap=301)

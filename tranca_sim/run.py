@@ -64,8 +64,9 @@ def coerce_rule_options(base: Rules, options: Mapping | None) -> dict:
     base : Rules
         The preset the options change.
     options : mapping of str to str, bool or int, optional
-        Option name to value; strings are parsed (bool: ``true/false/1/0/yes/no``;
-        int: a decimal integer), other values are passed through.
+        Option name to value; strings are parsed (bool: ``true/false/1/0/yes/no/on/off``;
+        int: a decimal integer), the integers 0 and 1 are accepted for a switch (as on the
+        command line), other values are passed through and checked by :meth:`Rules.replace`.
 
     Returns
     -------
@@ -84,7 +85,9 @@ def coerce_rule_options(base: Rules, options: Mapping | None) -> dict:
         if key not in fields:
             raise RulesError(f"unknown rule option {key!r}; known: {', '.join(sorted(fields))}")
         current = getattr(base, key)
-        if not isinstance(value, str):
+        if isinstance(current, bool) and type(value) is int and value in (0, 1):
+            out[key] = bool(value)  # TOML ``lock_by_wild = 1`` as the CLI's ``lock_by_wild=1``
+        elif not isinstance(value, str):
             out[key] = value
         elif isinstance(current, bool):
             out[key] = _parse_bool(key, value)
@@ -104,14 +107,20 @@ def parse_rule_args(items) -> dict:
     Raises
     ------
     RulesError
-        For an item without ``=`` or with an empty key.
+        For an item without ``=`` or with an empty key, or one option given twice with
+        different values (the last one silently winning would hide a typo).
     """
     out = {}
     for item in items or ():
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise RulesError(f"--rule takes OPTION=VALUE, got {item!r}")
-        out[key.strip()] = value.strip()
+        key = key.strip()
+        if key in out and out[key] != value.strip():
+            raise RulesError(
+                f"--rule {key} given twice ({key}={out[key]} and {key}={value.strip()}); give it once"
+            )
+        out[key] = value.strip()
     return out
 
 
