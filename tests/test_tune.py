@@ -200,8 +200,14 @@ def test_check_config_refuses_bad_numbers():
         (["--budget", "100"], ["--budget must be at least", "got 100"]),
         (["--params", "black3_lock,nope"], ["--params", "'nope'", "searchable"]),
         (["--vs", "nobody"], ["--vs nobody", "unknown strategy"]),
-        (["--preset", "nope"], ["--preset nope"]),
+        (["--preset", "nope"], ["--preset:", "unknown preset 'nope'"]),
         (["--trial-deals", "3"], ["--trial-deals must be an even"]),
+        (["--rule", "nope=1"], ["--rule nope=1:", "unknown rule option 'nope'"]),
+        (["--rule", "max_wilds=9"], ["--rule max_wilds=9:", "max_wilds must be 0..3"]),
+        (["--rule", "card_values=003"], ["--rule card_values=003:", "use n_jokers=0"]),
+        # a wrong rule is named before a budget too small for it: the words in the order typed
+        (["--rule", "nope=1", "--budget", "10"], ["--rule nope=1:"]),
+        (["--vs", "nobody", "--budget", "10"], ["--vs nobody"]),
     ],
 )
 def test_cli_tune_errors(argv, words, capsys, tmp_path):

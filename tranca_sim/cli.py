@@ -95,6 +95,27 @@ def _flag(flag: str, value: str | None = None):
         _fail(f"{flag} {value}: {msg}" if value is not None else f"{flag}: {msg}")
 
 
+def _check_rules(preset: str, items) -> dict:
+    """``--preset`` and the ``--rule`` items checked as one rule set; returns the raw options
+    (option name to string value). Each value is parsed alone, so a bad one is named alone, but
+    the options are applied together and the combination validated once: an option may need
+    another (card_values=003 needs n_jokers=0), whatever their order."""
+    from .rules import get_preset
+    from .run import coerce_rule_options, parse_rule_args
+
+    with _flag("--preset"):
+        rules = get_preset(preset)
+    with _flag("--rule"):
+        raw = parse_rule_args(items)
+    opts = {}
+    for key, value in raw.items():
+        with _flag("--rule", f"{key}={value}"):
+            opts.update(coerce_rule_options(rules, {key: value}))
+    with _flag("--rule", " ".join(f"{k}={v}" for k, v in raw.items())):
+        rules.replace(**opts) if opts else rules.validate()
+    return raw
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump)."""
 
@@ -426,8 +447,7 @@ def _check_simulate_args(a) -> None:
 
     from .dataset import check_dataset_out, wants_dataset
     from .io import OutputExistsError, check_output_path
-    from .rules import get_preset
-    from .run import check_log_path, coerce_rule_options, parse_log_deals, parse_rule_args
+    from .run import check_log_path, parse_log_deals
 
     if a.matches is not None:
         if a.deals is not None:
@@ -442,18 +462,7 @@ def _check_simulate_args(a) -> None:
             )
     elif a.deals is None:
         a.deals = 100_000
-    with _flag("--preset"):
-        rules = get_preset(a.preset)
-    with _flag("--rule"):
-        raw = parse_rule_args(a.rule)
-    opts = {}
-    for key, value in raw.items():  # each value parsed alone, so a bad one is named alone ...
-        with _flag("--rule", f"{key}={value}"):
-            opts.update(coerce_rule_options(rules, {key: value}))
-    # ... but the options are applied together and the combination validated once: an option may
-    # need another (card_values=003 needs n_jokers=0), whatever their order
-    with _flag("--rule", " ".join(f"{k}={v}" for k, v in raw.items())):
-        rules.replace(**opts) if opts else rules.validate()
+    _check_rules(a.preset, a.rule)
     for flag, text in (("--side-a", a.side_a), ("--side-b", a.side_b)):
         with _flag(flag):
             resolve(text)
@@ -821,11 +830,17 @@ def _cmd_tune(a) -> None:
 
     from .lab.experiment import check_out_dir
     from .lab.tune import TuneConfig, check_config, command_line, run_tune
-    from .run import parse_rule_args
 
     _check_threads(a.threads)
-    with _flag("--rule"):
-        rules = parse_rule_args(a.rule)
+    from strategies import resolve
+
+    # the user's words checked in the order they are typed: what to tune, against whom, on which
+    # rules, then the numbers (check_config)
+    with _flag("STRATEGY", a.strategy):
+        resolve(a.strategy)
+    with _flag("--vs", a.vs):
+        resolve(a.vs)
+    rules = _check_rules(a.preset, a.rule)
     only = None
     if a.params is not None:
         only = tuple(x.strip() for x in a.params.split(",") if x.strip())
@@ -850,16 +865,6 @@ def _cmd_tune(a) -> None:
         progress=not a.no_progress,
         command=command_line(),
     )
-    from strategies import resolve
-
-    with _flag("STRATEGY", a.strategy):
-        resolve(a.strategy)
-    with _flag("--vs", a.vs):
-        resolve(a.vs)
-    with _flag("--preset", a.preset):
-        from .rules import get_preset
-
-        get_preset(a.preset)
     with _flag("--params" if only else "STRATEGY", a.params if only else a.strategy):
         from strategies.search import search_space
 
