@@ -1,5 +1,12 @@
 """Cost and strength of the search player (strategies/pimc.py, ``search``) at two budgets.
 
+``--decisions K`` also times single decisions directly: K positions (deal ``d`` of seed 3 played
+``4 + 7d mod 28`` turns by the rollout policy, then the next seat's draw with the pile on offer,
+or its discard after a stock draw and the policy's melds), each answered by the search player's
+own functions (``choose_draw``/``choose_discard``) from Python, wall time per call with
+``time.perf_counter_ns`` on one thread (a decision runs on one thread); the call overhead from
+Python (about a microsecond) is included.
+
 For each budget: deals/s of ``search`` against ``basic`` on duplicate deals (each deck played
 twice, sides swapped; ``simulate_chunk``, kernels cached), the time per turn of the search
 side and per searched decision (the run's time minus basic-vs-basic on the same decks, over
@@ -46,16 +53,125 @@ def _pair(rules, a, b, seed, n):
     return time.perf_counter() - t, x, y
 
 
+def _positions(rules, k: int):
+    """Up to ``k`` discard and ``k`` searched-draw positions: lists of (obs, acts, n)."""
+    from numba import njit
+
+    from tranca_sim.engine.cards import N_KINDS
+    from tranca_sim.engine.deal import fill_pub, setup_deal
+    from tranca_sim.engine.kernel import deck_of
+    from tranca_sim.engine.melds import list_draw_actions
+    from tranca_sim.engine.obs import A_STOCK, PUB_LEN, Obs, act
+    from tranca_sim.engine.search import POLICY_PRM, apply_draw, meld_phase, rollout
+    from tranca_sim.engine.state import (
+        SC_DECK_N,
+        SC_OVER,
+        SC_SEAT,
+        SC_STOCK_PTR,
+        SE_HAND_N,
+        SS_INDIRECT_SEAT,
+        new_state,
+    )
+    from tranca_sim.engine.turn import place_red3s
+
+    @njit(cache=True)
+    def play(st, rp, deck, first, prm, turns):
+        setup_deal(st, rp, deck, deck.shape[0], first)
+        rollout(st, rp, prm, np.zeros((4, 4), np.uint64), np.zeros(512, np.int32), np.zeros(PUB_LEN, np.int32),
+                np.zeros((2, N_KINDS), np.int16), turns)  # fmt: skip
+
+    @njit(cache=True)
+    def to_discard(st, rp, prm):
+        seat = st.sc[SC_SEAT]
+        if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
+            st.ss[seat & 1, SS_INDIRECT_SEAT] = -1
+        place_red3s(st, rp, seat)
+        if st.sc[SC_STOCK_PTR] >= st.sc[SC_DECK_N]:
+            return False
+        apply_draw(st, rp, seat, act(A_STOCK, 0, 0))
+        if meld_phase(st, rp, seat, prm, np.zeros(4, np.uint64), np.zeros(512, np.int32),
+                      np.zeros(PUB_LEN, np.int32), np.zeros((2, N_KINDS), np.int16)):  # fmt: skip
+            return False
+        return st.sc[SC_OVER] == 0 and st.se[seat, SE_HAND_N] > 1
+
+    def obs(st, rp, seat):
+        pub = np.zeros(PUB_LEN, np.int32)
+        fill_pub(st, rp, seat, pub)
+        return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, np.zeros((2, N_KINDS), np.int16), rp)
+
+    rp = rules.to_array()
+    prm = POLICY_PRM[0].copy()
+    discards, draws = [], []
+    d = 0
+    while (len(discards) < k or len(draws) < k) and d < 50 * k:
+        deck = np.array(deck_of(rules, 3, d), np.int16)
+        st = new_state()
+        play(st, rp, deck, d % 4, prm, 4 + (7 * d) % 28)
+        d += 1
+        if st.sc[SC_OVER] != 0:
+            continue
+        me = int(st.sc[SC_SEAT])
+        if len(draws) < k and st.ss[me & 1, SS_INDIRECT_SEAT] != me:
+            st2 = st._replace(**{f: getattr(st, f).copy() for f in st._fields})
+            place_red3s(st2, rp, me)
+            acts = np.zeros(512, np.int32)
+            n = list_draw_actions(st2, rp, me, acts)
+            if n >= 2:
+                draws.append((obs(st2, rp, me), acts, n))
+        if len(discards) < k and to_discard(st, rp, prm):
+            discards.append((obs(st, rp, me), None, 0))
+    return discards, draws
+
+
+def time_decisions(rules, k: int, budgets=BUDGETS) -> list[dict]:
+    """Wall time of single searched decisions (see the module doc): per budget and kind, the
+    count, median, mean and 90th percentile in microseconds."""
+    from strategies import pimc, resolve
+
+    discards, draws = _positions(rules, k)
+    out = []
+    for label, text in budgets:
+        prm = resolve(text).params
+        pimc.choose_discard(prm, discards[0][0], np.array([1, 2, 3, 4], np.uint64))  # loaded before timing
+        o, acts, n = draws[0]
+        pimc.choose_draw(prm, o, acts, n, np.array([1, 2, 3, 4], np.uint64))
+        for kind, pos in (("discard", discards), ("draw (pile on offer)", draws)):
+            us = []
+            for i, (o, acts, n) in enumerate(pos):
+                rng = np.array([1, 2, 3, i], np.uint64)
+                t = time.perf_counter_ns()
+                if acts is None:
+                    pimc.choose_discard(prm, o, rng)
+                else:
+                    pimc.choose_draw(prm, o, acts, n, rng)
+                us.append((time.perf_counter_ns() - t) / 1000)
+            us = np.array(us)
+            out.append({"budget": label, "setting": text, "kind": kind, "n": len(us), "median": float(np.median(us)),
+                        "mean": float(us.mean()), "p90": float(np.percentile(us, 90))})  # fmt: skip
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--decks", type=int, default=200)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--threads", type=int, default=numba.config.NUMBA_NUM_THREADS)
     ap.add_argument("--preset", default="tranca")
+    ap.add_argument("--decisions", type=int, default=0, help="also time K single decisions of each kind")
+    ap.add_argument("--only-decisions", action="store_true", help="skip the deals/s part")
     args = ap.parse_args()
     numba.set_num_threads(args.threads)
     rules = get_preset(args.preset)
     n = args.decks
+    if args.decisions:
+        numba.set_num_threads(1)
+        print(f"commit {_commit()}, single decisions on 1 thread, load average {os.getloadavg()[0]:.1f}")
+        for r in time_decisions(rules, args.decisions):
+            print(f"{r['budget']:5s} {r['setting']:28s} {r['kind']:21s} n={r['n']:4d}  median {r['median']:9.0f} us  "
+                  f"mean {r['mean']:9.0f} us  p90 {r['p90']:9.0f} us")  # fmt: skip
+        numba.set_num_threads(args.threads)
+        if args.only_decisions:
+            return
     _pair(rules, "search:worlds=1,turns=1", "basic", args.seed, 2)  # load the kernels
     print(f"commit {_commit()}, {args.threads} threads, preset {args.preset}, {n} decks (2 deals each), "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip

@@ -44,6 +44,25 @@ class TunedParamsError(ValueError):
     """A parameter file of ``tuned`` that is missing, unreadable or holds bad values."""
 
 
+class TunedFallbackWarning(UserWarning):
+    """``tuned`` plays under a preset without its own parameter file (it takes
+    :data:`DEFAULT_PRESET`'s values, which were not tuned for that preset). The CLI prints it
+    as one ``tranca-sim: warning: ...`` line."""
+
+
+@functools.cache
+def _warn_fallback(preset: str) -> None:
+    import warnings
+
+    warnings.warn(
+        f"strategy 'tuned' has no parameter file for preset {preset!r} (strategies/tuned/{preset}.toml); "
+        f"it plays the values tuned for {DEFAULT_PRESET!r}, which can lose to basic there (measured -52 "
+        f"points a deal in buraco); tune the preset first: tranca-sim tune basic --preset {preset} ...",
+        TunedFallbackWarning,
+        stacklevel=3,
+    )
+
+
 def presets() -> list[str]:
     """Presets with their own parameter file, sorted."""
     return sorted(p.stem for p in PARAM_DIR.glob("*.toml"))
@@ -91,7 +110,10 @@ def file_for(preset: str | None) -> str:
 def defaults_for(preset: str | None) -> tuple[float, ...]:
     """``tuned``'s parameter values under ``preset``, in ``basic.PARAMS`` order (a parameter
     the file leaves out keeps ``basic``'s default)."""
-    given = load(file_for(preset))["params"]
+    source = file_for(preset)
+    if preset is not None and source != preset:
+        _warn_fallback(preset)
+    given = load(source)["params"]
     return tuple(float(given.get(p[0], p[1])) for p in _basic.PARAMS)
 
 

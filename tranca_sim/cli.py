@@ -1,4 +1,4 @@
-"""Command line: ``tranca-sim simulate | summarize | replay | check | experiment | report | tune | presets | strategies``.
+"""Command line: ``tranca-sim simulate | summarize | replay | check | experiment | report | tune | ladder | presets | strategies``.
 
 Every user error (unknown preset, strategy or rule option, bad number, an
 existing, special or unwritable output, an unreadable input) ends with one
@@ -50,6 +50,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     """The exception types that are a user's mistake (one line, exit 2), not a bug."""
     from .io import RunFileError
     from .lab.experiment import ExperimentError
+    from .lab.ladder import LadderError
     from .lab.spec import SpecError
     from .lab.tune import TuneError
     from .parallel import ClusterError
@@ -64,6 +65,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         ExperimentError,
         ClusterError,
         TuneError,
+        LadderError,
     )
     try:
         from strategies import StrategyError
@@ -385,6 +387,38 @@ def build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--force", action="store_true", help="replace a non-empty output directory")
     tu.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
     tu.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    la = sub.add_parser(
+        "ladder",
+        help="round robin of strategies on duplicate deals, rated on one scale (Elo and points a deal)",
+    )
+    la.add_argument("--out", required=True, metavar="DIR", help="output directory, e.g. reports/ladder/")
+    la.add_argument("--preset", default="tranca", help="rule preset; default tranca")
+    la.add_argument(
+        "--player",
+        action="append",
+        default=None,
+        metavar="[LABEL=]STRATEGY",
+        help="a player (repeatable; default random, passive, basic, tuned and search at a small and a "
+        "large budget), e.g. --player 'no out=basic:go_out=0'",
+    )
+    la.add_argument(
+        "--decks", type=_positive_int, default=20_000, help="decks a pair (each played twice); default 20000"
+    )
+    la.add_argument(
+        "--search-decks",
+        type=_positive_int,
+        default=300,
+        help="decks a pair with the search player (slow); default 300",
+    )
+    la.add_argument(
+        "--seed", type=_seed, default=20261130, help="master seed of every pair; default 20261130"
+    )
+    la.add_argument("--anchor", default="basic", metavar="LABEL", help="player rated 0; default basic")
+    la.add_argument("--bootstrap", type=_positive_int, default=2000, help="bootstrap resamples; default 2000")
+    la.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    la.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
+    la.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     sub.add_parser("presets", help="list the rule presets")
     st = sub.add_parser(
@@ -894,6 +928,39 @@ def _cmd_tune(a) -> None:
     )
 
 
+def _cmd_ladder(a) -> None:
+    from .lab.ladder import DEFAULT_PLAYERS, run_ladder
+    from .lab.ladder_report import ratings_markdown
+    from .lab.tune import command_line
+
+    _check_threads(a.threads)
+    with _flag("--preset", a.preset):
+        from .rules import get_preset
+
+        get_preset(a.preset)
+    players = a.player if a.player else [f"{lab}={txt}" for lab, txt in DEFAULT_PLAYERS]
+    res = run_ladder(
+        a.out,
+        preset=a.preset,
+        players=players,
+        decks=a.decks,
+        slow_decks=min(a.search_decks, a.decks),
+        seed=a.seed,
+        anchor=a.anchor,
+        bootstrap=a.bootstrap,
+        threads=a.threads,
+        force=a.force,
+        progress=not a.no_progress,
+        command=command_line(),
+    )
+    a.written = res["dir"]
+    print(ratings_markdown(res["result"]), end="")
+    print(
+        f"{_n_deals(res['deals'])} in {res['seconds']:.0f} s: {res['deals'] / max(res['seconds'], 1e-9):.0f} deals/s "
+        f"({res['result']['threads']} threads); wrote {res['dir']}"
+    )
+
+
 def _cmd_presets(a) -> None:
     from .rules import PLANNED_PRESETS, PRESET_SOURCES, PRESETS, differences
 
@@ -996,7 +1063,7 @@ def main(argv=None) -> int:
 
 def _stopped(what: str, state: dict) -> str:
     args = state["args"]
-    if args is not None and args.command in ("experiment", "tune"):
+    if args is not None and args.command in ("experiment", "tune", "ladder"):
         if getattr(args, "written", None):
             return f"{what} after writing {args.written}"
         return f"{what}; {args.out} was not written (an existing one is left as it was)"
@@ -1020,6 +1087,17 @@ def _main(argv, state: dict) -> int:
     from .io import OutputExistsError
 
     errors = _user_errors()
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if category.__name__ == "TunedFallbackWarning":  # one readable line, not a source location
+            _warn(str(message))
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
     command = {
         "simulate": _cmd_simulate,
         "summarize": _cmd_summarize,
@@ -1028,6 +1106,7 @@ def _main(argv, state: dict) -> int:
         "experiment": _cmd_experiment,
         "report": _cmd_report,
         "tune": _cmd_tune,
+        "ladder": _cmd_ladder,
         "presets": _cmd_presets,
         "strategies": _cmd_strategies,
     }[args.command]
@@ -1039,6 +1118,8 @@ def _main(argv, state: dict) -> int:
         _fail(str(e))
     except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    finally:
+        warnings.showwarning = shown
     return 0
 
 

@@ -1,0 +1,162 @@
+"""The strength ladder: ratings of hand-made result tables worked out by hand, the stratified
+bootstrap, player texts, and ``tranca-sim ladder`` end to end on a few decks."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+from tranca_sim.cli import main
+from tranca_sim.lab.ladder import pair_plan, parse_player
+from tranca_sim.lab.rating import _strata, bootstrap_ratings, bt_ratings, points_ratings, win_matrix
+
+
+def call(argv, capsys):
+    try:
+        status = main(argv)
+    except SystemExit as e:
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _decks(wins: int, losses: int, draws: int = 0, margin: float = 10.0) -> np.ndarray:
+    return np.array([margin] * wins + [-margin] * losses + [0.0] * draws)
+
+
+# ---- Bradley-Terry on deck wins ---------------------------------------------------------------
+def test_bt_elo_of_a_table_the_model_fits_exactly():
+    # A beats B on 3 decks of 4, B beats C 3 of 4, A beats C 9 of 10. Bradley-Terry with
+    # strengths 9 : 3 : 1 fits these shares exactly (9/12, 3/4, 9/10), so the maximum-likelihood
+    # log-strength differences are ln 3 (A-B, B-C) and ln 9 (A-C); on Elo's scale
+    # 400 log10(3) = 190.849 and 400 log10(9) = 381.697.
+    pairs = {(0, 1): _decks(3, 1), (1, 2): _decks(3, 1, margin=5.0), (0, 2): _decks(9, 1)}
+    r = bt_ratings(win_matrix(pairs, 3, prior=0.0), anchor=2)
+    assert r[2] == 0.0
+    assert r[1] == pytest.approx(190.849, abs=0.01)
+    assert r[0] == pytest.approx(381.697, abs=0.01)
+
+
+def test_a_drawn_deck_counts_half_a_win_to_each_and_the_prior_adds_virtual_draws():
+    # 2 wins, 1 draw, 1 loss: 2.5 wins against 1.5, Elo difference 400 log10(2.5 / 1.5) = 88.74
+    e = np.array([7.5, 0.0, -20.0, 105.0])
+    w = win_matrix({(0, 1): e}, 2, prior=0.0)
+    assert w[0, 1] == 2.5 and w[1, 0] == 1.5
+    assert bt_ratings(w, anchor=1)[0] == pytest.approx(400 * math.log10(2.5 / 1.5), abs=0.01)
+    # a player that never wins: with the prior of half a drawn deck per pair it gets
+    # 0 + 0.5 against 5 + 0.5: Elo 400 log10(0.5 / 5.5) = -416.6
+    w = win_matrix({(0, 1): _decks(0, 5)}, 2, prior=0.5)
+    assert w[0, 1] == 0.5 and w[1, 0] == 5.5
+    assert bt_ratings(w, anchor=1)[0] == pytest.approx(400 * math.log10(0.5 / 5.5), abs=0.01)
+
+
+# ---- points a deal ----------------------------------------------------------------------------
+def test_points_ratings_least_squares_by_hand():
+    # consistent table: 0 beats 1 by 10, 1 beats 2 by 20, 0 beats 2 by 30 -> r = 0, -10, -30
+    pairs = {(0, 1): np.full(4, 10.0), (1, 2): np.array([15.0, 25.0]), (0, 2): np.full(3, 30.0)}
+    assert points_ratings(pairs, 3, anchor=0) == pytest.approx([0.0, -10.0, -30.0])
+    # inconsistent, one deck each: minimise (-a-10)^2 + (a-b-10)^2 + (-b-40)^2 with r0 = 0:
+    # d/da: 4a - 2b = 0; d/db: -2a + 4b + 100 = 0 -> a = -100/6, b = -200/6
+    pairs = {(0, 1): np.array([10.0]), (1, 2): np.array([10.0]), (0, 2): np.array([40.0])}
+    assert points_ratings(pairs, 3, anchor=0) == pytest.approx([0.0, -100 / 6, -200 / 6])
+    # weights: deck counts. 0 vs 1 by 10 on 3 decks, 0 vs 1 is the only pair -> exactly 10
+    assert points_ratings({(1, 0): np.array([-5.0, -10.0, -15.0])}, 2, anchor=0)[1] == pytest.approx(-10.0)
+
+
+# ---- bootstrap --------------------------------------------------------------------------------
+def test_strata_follow_the_shared_deck_ranges():
+    pairs = {(0, 1): np.zeros(10), (0, 2): np.zeros(4), (1, 2): np.zeros(10)}
+    assert _strata(pairs) == [(0, 4), (4, 10)]
+
+
+def test_bootstrap_of_constant_differences_has_no_width_and_contains_the_estimate():
+    rng = np.random.default_rng(3)
+    pairs = {
+        (0, 1): np.full(40, 25.0),  # every deck the same: no resample can move the points rating
+        (1, 2): rng.normal(50.0, 200.0, 40),
+        (0, 2): rng.normal(75.0, 200.0, 20),
+    }
+    b = bootstrap_ratings(pairs, 3, anchor=0, n_boot=300, seed=1)
+    assert b["points"].shape == (300, 3)
+    assert b["points_lo"][0] == b["points_hi"][0] == 0.0  # the anchor
+    est = points_ratings(pairs, 3, 0)
+    assert np.all(b["points_lo"] <= est + 1e-9) and np.all(est <= b["points_hi"] + 1e-9)
+    assert b["points_hi"][2] - b["points_lo"][2] > 10  # noisy pairs give a real interval
+    est_elo = bt_ratings(win_matrix(pairs, 3), 0)
+    assert np.all(b["elo_lo"] <= est_elo + 1e-6) and np.all(est_elo <= b["elo_hi"] + 1e-6)
+
+
+# ---- players and plan -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("random", ("random", "random")),
+        ("basic:go_out=0", ("basic:go_out=0", "basic:go_out=0")),
+        ("no out=basic:go_out=0", ("no out", "basic:go_out=0")),
+        ("search small=search:worlds=8,turns=12", ("search small", "search:worlds=8,turns=12")),
+    ],
+)
+def test_parse_player(text, expected):
+    assert parse_player(text) == expected
+
+
+def test_pairs_with_a_slow_player_play_fewer_decks_and_come_last():
+    from tranca_sim.lab.ladder import Player
+
+    ps = [Player("a", "basic", False), Player("s", "search", True), Player("b", "random", False)]
+    assert pair_plan(ps, 100, 8) == [(0, 2, 100), (0, 1, 8), (1, 2, 8)]
+
+
+# ---- the command ------------------------------------------------------------------------------
+def test_cli_ladder_end_to_end(tmp_path, capsys):
+    out = tmp_path / "lad"
+    argv = ["ladder", "--out", str(out), "--decks", "24", "--search-decks", "2", "--bootstrap", "100"]
+    argv += ["--player", "random", "--player", "passive", "--player", "basic"]
+    argv += ["--player", "s1=search:worlds=1,turns=1", "--no-progress", "--threads", "1"]
+    status, stdout, err = call(argv, capsys)
+    assert status == 0, err
+    assert "| rank | player |" in stdout and "wrote" in stdout
+    for f in (
+        "ladder.json",
+        "ratings.csv",
+        "ratings.md",
+        "pairs.csv",
+        "units.parquet",
+        "report.md",
+        "ladder.png",
+    ):
+        assert (out / f).is_file(), f
+    res = json.loads((out / "ladder.json").read_text())
+    pairs = {(p["a"], p["b"]): p for p in res["pairs"]}
+    assert len(pairs) == 6  # 4 players: every pair once
+    assert pairs[("random", "basic")]["decks"] == 24 and pairs[("basic", "s1")]["decks"] == 2
+    units = pl.read_parquet(out / "units.parquet")
+    assert units.height == 3 * 24 + 3 * 2
+    ratings = {r["label"]: r for r in res["ratings"]}
+    assert ratings["basic"]["elo"] == 0.0 and ratings["basic"]["points"] == 0.0  # the anchor
+    # passive never melds (strategies/passive.py): basic outscores it by far on every deck
+    assert ratings["passive"]["points"] < -500 and ratings["passive"]["points_hi"] < 0
+    # the pair's mean in the table is the mean of its decks' values (i minus j)
+    e = units.filter((pl.col("i") == 1) & (pl.col("j") == 2))["e"].to_numpy()
+    assert pairs[("passive", "basic")]["mean"] == pytest.approx(float(e.mean()))
+    assert len(list((out / "runs").glob("*.parquet"))) == 12
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--player", "basic", "--player", "basic"], "given twice"),
+        (["--player", "basic", "--player", "nosuch"], "nosuch"),
+        (["--player", "basic"], "at least 2 players"),
+        (["--preset", "nosuch"], "--preset"),
+    ],
+)
+def test_cli_ladder_errors(extra, words, tmp_path, capsys):
+    status, _, err = call(["ladder", "--out", str(tmp_path / "o"), "--decks", "4", *extra], capsys)
+    assert status == 2
+    assert err.startswith("tranca-sim: error:") and words in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()

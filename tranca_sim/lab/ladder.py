@@ -1,0 +1,278 @@
+"""The strength ladder: a round robin of strategies on duplicate deals, rated on one scale.
+
+>>> from tranca_sim.lab.ladder import run_ladder
+>>> res = run_ladder("reports/ladder", decks=20000, slow_decks=300)   # doctest: +SKIP
+
+Design. Every pair of players ``(i, j)`` plays the decks ``0 .. n - 1`` of one master seed
+twice, sides swapped (run ``ab``: ``i`` on side A; run ``ba``: ``j`` on side A; same seed and
+deal indices, so each player holds each hand once: :mod:`tranca_sim.lab.designs`). All pairs
+play the same decks (common decks); a pair with a slow player (the ``search`` strategy, tens
+of deals a second) plays only the first ``slow_decks`` of them. The unit is the deck (a deal
+pair) and its value ``e`` the mean of its two score differences, points a deal.
+
+Ratings and intervals: :mod:`tranca_sim.lab.rating` (Bradley-Terry on deck wins with choix,
+Elo scale; least squares on points a deal; percentile bootstrap over decks). Output files:
+:func:`tranca_sim.lab.ladder_report.write_outputs`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import io as _io
+
+#: (label, strategy text) of the default ladder: the built-in players and the search player at
+#: a small and a large budget (docs/strategies.md "The search player")
+DEFAULT_PLAYERS = (
+    ("random", "random"),
+    ("passive", "passive"),
+    ("basic", "basic"),
+    ("tuned", "tuned"),
+    ("search small", "search:worlds=8,turns=12"),
+    ("search large", "search:worlds=32,turns=0"),
+)
+#: strategies that play slowly: pairs with one of them play ``slow_decks``
+SLOW_STRATEGIES = ("search",)
+
+
+class LadderError(ValueError):
+    """A bad ladder setting (one readable line)."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """One rung: ``label`` (shown in tables), ``strategy`` (its text), ``slow``."""
+
+    label: str
+    strategy: str
+    slow: bool
+
+
+def parse_player(text: str) -> tuple[str, str]:
+    """``"LABEL=STRATEGY"`` or ``"STRATEGY"`` -> ``(label, strategy)``.
+
+    A label is the part before the first ``=`` when that part holds no ``:`` (so
+    ``basic:go_out=0`` is a strategy, ``no out=basic:go_out=0`` a label and a strategy).
+    """
+    head, eq, rest = text.partition("=")
+    if eq and ":" not in head and head.strip() and rest.strip():
+        return head.strip(), rest.strip()
+    return text.strip(), text.strip()
+
+
+def make_players(items, preset: str) -> list[Player]:
+    """Resolve the player texts (:func:`parse_player`) under ``preset``.
+
+    Raises
+    ------
+    LadderError
+        Fewer than 2 players, a label given twice, or a strategy that does not resolve or
+        refuses the preset (the message names it).
+    """
+    from strategies import StrategyError, check_rules, resolve
+
+    from ..rules import get_preset
+
+    rules = get_preset(preset)
+    out: list[Player] = []
+    for item in items:
+        label, text = parse_player(item) if isinstance(item, str) else item
+        try:
+            spec = resolve(text, preset=preset)
+            check_rules([spec], rules)
+        except StrategyError as e:
+            raise LadderError(f"player {item!r}: {e}") from None
+        if any(p.label == label for p in out):
+            raise LadderError(f"player label {label!r} is given twice; give each player its own label")
+        out.append(Player(label, text, spec.name in SLOW_STRATEGIES))
+    if len(out) < 2:
+        raise LadderError(f"a ladder needs at least 2 players, got {len(out)}")
+    return out
+
+
+def pair_plan(players: list[Player], decks: int, slow_decks: int) -> list[tuple[int, int, int]]:
+    """``(i, j, n_decks)`` for every pair ``i < j``: fast pairs first, then the slow ones."""
+    pairs = [(i, j) for i in range(len(players)) for j in range(i + 1, len(players))]
+    out = [(i, j, slow_decks if players[i].slow or players[j].slow else decks) for i, j in pairs]
+    return sorted(out, key=lambda t: (t[2] != decks, t[0], t[1]))
+
+
+def run_ladder(
+    out_dir,
+    preset: str = "tranca",
+    players=None,
+    decks: int = 20_000,
+    slow_decks: int = 300,
+    seed: int = 20261130,
+    anchor: str = "basic",
+    bootstrap: int = 2000,
+    threads: int | None = None,
+    force: bool = False,
+    progress: bool = True,
+    command: str = "",
+) -> dict:
+    """Play the round robin and write ``out_dir`` (see :mod:`tranca_sim.lab.ladder_report`).
+
+    Parameters
+    ----------
+    out_dir : path
+        Output directory, built beside it under a temporary name and renamed into place.
+    preset : str
+        Rule preset.
+    players : sequence of str or (label, strategy), optional
+        Default :data:`DEFAULT_PLAYERS`.
+    decks, slow_decks : int
+        Decks per pair (each played twice), and per pair with a slow player (``search``);
+        ``slow_decks`` at most ``decks``.
+    seed : int
+        Master seed of every run (common decks).
+    anchor : str
+        Label of the player rated 0 (default ``basic``; the first player if absent).
+    bootstrap : int
+        Bootstrap resamples of the intervals.
+    threads : int, optional
+        numba threads (default all).
+
+    Returns
+    -------
+    dict
+        ``dir``, ``result`` (the ``ladder.json`` content), ``seconds``, ``deals``.
+
+    Raises
+    ------
+    LadderError, tranca_sim.lab.experiment.ExperimentError, tranca_sim.rules.RulesError
+        For bad settings or an output directory that cannot be written; nothing is played then.
+    """
+    import numba
+    from tqdm.auto import tqdm
+
+    from ..engine import simulate_chunk
+    from ..rules import get_preset
+    from .designs import duplicate_units
+    from .experiment import _run_meta, _RunWriter, _swap_into_place, check_out_dir
+    from .ladder_report import summarize_ladder, write_outputs
+
+    rules = get_preset(preset)
+    ps = make_players(players if players is not None else DEFAULT_PLAYERS, preset)
+    if decks < 2 or slow_decks < 2:
+        raise LadderError(f"--decks and --search-decks must be at least 2, got {decks} and {slow_decks}")
+    if slow_decks > decks:
+        raise LadderError(f"--search-decks ({slow_decks}) must not exceed --decks ({decks})")
+    if bootstrap < 100:
+        raise LadderError(f"--bootstrap must be at least 100 resamples, got {bootstrap}")
+    if threads is not None and not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise LadderError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    out = Path(out_dir)
+    check_out_dir(out, force)
+    labels = [p.label for p in ps]
+    anchor_i = labels.index(anchor) if anchor in labels else 0
+    plan = pair_plan(ps, decks, slow_decks)
+    n_threads = threads if threads is not None else numba.get_num_threads()
+    spec = {
+        "name": "ladder",
+        "preset": preset,
+        "rules": dataclasses.asdict(rules),
+        "rule_options": {},
+        "seed": seed,
+    }
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    total = 2 * sum(n for _, _, n in plan)
+    bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="ladder")
+    before = numba.get_num_threads()
+    numba.set_num_threads(n_threads)
+    units: dict[tuple[int, int], np.ndarray] = {}
+    pair_rows = []
+    writers: list = []
+    played = 0
+    try:
+        with _io.writing(out):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            (tmp / "runs").mkdir(parents=True)
+        t0 = time.perf_counter()
+        for i, j, n in plan:
+            a, b = ps[i], ps[j]
+            bar.set_description(f"{a.label} vs {b.label}")
+            step = 50 if (a.slow or b.slow) else 10_000
+            got = {"ab": [], "ba": []}
+            t_pair = time.perf_counter()
+            for role, sides in (("ab", (a, b)), ("ba", (b, a))):
+                key = f"{i:02d}-{j:02d}.{role}"
+                plan_ = _Plan(f"{a.label} vs {b.label}", role)
+                from strategies import resolve
+
+                specs = tuple(resolve(s.strategy, preset=preset) for s in sides)
+                w = _RunWriter(tmp / "runs" / f"{key}.parquet", _run_meta(plan_, specs, spec, n_threads))
+                writers.append(w)
+                for start in range(0, n, step):
+                    cnt = min(step, n - start)
+                    cols = simulate_chunk(rules, (sides[0].strategy, sides[1].strategy), seed, start, cnt)
+                    w.write(cols)
+                    got[role].append({c: cols[c] for c in ("deal_index", "side", "score", "won", "went_out")})
+                    bar.update(cnt)
+                    played += cnt
+                w.close()
+            ab = {c: np.concatenate([x[c] for x in got["ab"]]) for c in got["ab"][0]}
+            ba = {c: np.concatenate([x[c] for x in got["ba"]]) for c in got["ba"][0]}
+            paired = duplicate_units(ab, ba)
+            units[(i, j)] = paired.units
+            pair_rows.append(
+                {
+                    "i": i,
+                    "j": j,
+                    "decks": n,
+                    "seconds": time.perf_counter() - t_pair,
+                    "went_out_i": paired.v_out,
+                    "went_out_j": paired.b_out,
+                    "runs": [f"runs/{i:02d}-{j:02d}.ab.parquet", f"runs/{i:02d}-{j:02d}.ba.parquet"],
+                }
+            )
+        seconds = time.perf_counter() - t0
+        bar.set_description("bootstrap")
+        result = summarize_ladder(ps, units, pair_rows, anchor_i, bootstrap, seed)
+        result.update(
+            {
+                "preset": preset,
+                "seed": seed,
+                "decks": decks,
+                "slow_decks": slow_decks,
+                "threads": n_threads,
+                "seconds": seconds,
+                "deals": played,
+                "command": command,
+            }
+        )
+        write_outputs(tmp, result, units)
+        with _io.writing(out):
+            _swap_into_place(tmp, out)
+    except BaseException:
+        for w in writers:
+            w.abort()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        bar.close()
+        numba.set_num_threads(before)
+    return {"dir": str(out), "result": result, "seconds": seconds, "deals": played}
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What ``experiment._run_meta`` reads of a run plan."""
+
+    label: str
+    role: str
+
+
+def deals_per_second(result: dict) -> float:
+    """Deals a second over the whole ladder (``inf`` for a zero time)."""
+    s = result.get("seconds", 0.0)
+    return result.get("deals", 0) / s if s > 0 else math.inf
