@@ -103,17 +103,17 @@ def figure(result: dict):
     lo = min(e["lo"] for e in effects)
     hi = max(e["hi"] for e in effects)
     span = max(hi - lo, 1.0)
-    ax.set_xlim(lo - 0.05 * span, hi + 0.45 * span)
+    ax.set_xlim(lo - 0.05 * span, hi + 0.62 * span)
     ax.set_xlabel("points a deal: follower with the tip minus the same follower without it", fontsize=9)
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     handles = [
         Line2D([], [], marker="o", ls="", color=c, label=f"{f}, {s}") for (f, s), c in COLORS.items()
     ] + [Line2D([], [], marker="o", ls="", color="#333333", mfc="white", label="not significant (Holm)")]
-    ax.legend(handles=handles, fontsize=7.5, loc="lower right", frameon=True)
+    ax.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.45, -0.09), ncol=3, frameon=False)
     ax.set_title(
         "Does a tip's value depend on strength? (tranca, duplicate deals, 95% intervals)\n"
-        "self-play: follower with the tip vs itself without it; vs search: both against the search "
-        "player, difference of margins",
+        "self-play: the follower with the tip against itself without it;\n"
+        "vs search: each of the two against the search player, difference of their margins",
         fontsize=9,
         loc="left",
     )
