@@ -109,7 +109,9 @@ def figure(result: dict):
     handles = [
         Line2D([], [], marker="o", ls="", color=c, label=f"{f}, {s}") for (f, s), c in COLORS.items()
     ] + [Line2D([], [], marker="o", ls="", color="#333333", mfc="white", label="not significant (Holm)")]
-    ax.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.45, -0.09), ncol=3, frameon=False)
+    ax.legend(
+        handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.45, -0.09), ncol=3, frameon=False
+    )
     ax.set_title(
         "Does a tip's value depend on strength? (tranca, duplicate deals, 95% intervals)\n"
         "self-play: the follower with the tip against itself without it;\n"
