@@ -414,7 +414,12 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument(
         "--seed", type=_seed, default=20261130, help="master seed of every pair; default 20261130"
     )
-    la.add_argument("--anchor", default="basic", metavar="LABEL", help="player rated 0; default basic")
+    la.add_argument(
+        "--anchor",
+        default="basic",
+        metavar="LABEL",
+        help="label of the player rated 0; default basic (the first player when none has the label)",
+    )
     la.add_argument("--bootstrap", type=_positive_int, default=2000, help="bootstrap resamples; default 2000")
     la.add_argument("--force", action="store_true", help="replace a non-empty output directory")
     la.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")

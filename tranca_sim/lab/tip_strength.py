@@ -92,6 +92,8 @@ class _Runs:
         """Per-deck ``a`` minus ``b`` (points a deal) on decks ``0 .. n-1``."""
         if (a, b, n) in self.cache:
             return self.cache[(a, b, n)]
+        import numba
+
         from strategies import resolve
 
         from ..engine import simulate_chunk
@@ -106,7 +108,7 @@ class _Runs:
             spec = {"name": "tips-vs-strength", "preset": self.preset, "seed": self.seed}
             spec["rules"], spec["rule_options"] = _rules_dict(self.rules), {}
             specs = tuple(resolve(s, preset=self.preset) for s in sides)
-            w = _RunWriter(path, _run_meta(_Plan(f"{a} vs {b}", role), specs, spec, 0))
+            w = _RunWriter(path, _run_meta(_Plan(f"{a} vs {b}", role), specs, spec, numba.get_num_threads()))
             parts = []
             step = 50 if "search" in a + b else 10_000
             for start in range(0, n, step):
