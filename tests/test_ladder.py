@@ -160,3 +160,12 @@ def test_cli_ladder_errors(extra, words, tmp_path, capsys):
     assert status == 2
     assert err.startswith("tranca-sim: error:") and words in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_cli_ladder_default_players_refused_by_a_preset_say_how_to_choose(tmp_path, capsys):
+    # the default ladder holds the search player, which plays only 4-seat partnership Tranca
+    status, _, err = call(
+        ["ladder", "--out", str(tmp_path / "o"), "--preset", "buraco", "--decks", "4"], capsys
+    )
+    assert status == 2 and "strategy 'search' supports the presets" in err
+    assert "choose the players with --player" in err

@@ -934,7 +934,7 @@ def _cmd_tune(a) -> None:
 
 
 def _cmd_ladder(a) -> None:
-    from .lab.ladder import DEFAULT_PLAYERS, run_ladder
+    from .lab.ladder import run_ladder
     from .lab.ladder_report import ratings_markdown
     from .lab.tune import command_line
 
@@ -943,7 +943,7 @@ def _cmd_ladder(a) -> None:
         from .rules import get_preset
 
         get_preset(a.preset)
-    players = a.player if a.player else [f"{lab}={txt}" for lab, txt in DEFAULT_PLAYERS]
+    players = a.player if a.player else None  # None: DEFAULT_PLAYERS
     res = run_ladder(
         a.out,
         preset=a.preset,

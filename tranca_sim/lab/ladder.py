@@ -69,8 +69,9 @@ def parse_player(text: str) -> tuple[str, str]:
     return text.strip(), text.strip()
 
 
-def make_players(items, preset: str) -> list[Player]:
-    """Resolve the player texts (:func:`parse_player`) under ``preset``.
+def make_players(items, preset: str, players_given: bool = True) -> list[Player]:
+    """Resolve the player texts (:func:`parse_player`) under ``preset``; ``players_given`` False
+    for the default list (an error then says how to choose others).
 
     Raises
     ------
@@ -90,7 +91,8 @@ def make_players(items, preset: str) -> list[Player]:
             spec = resolve(text, preset=preset)
             check_rules([spec], rules)
         except StrategyError as e:
-            raise LadderError(f"player {item!r}: {e}") from None
+            hint = "" if players_given else "; choose the players with --player"
+            raise LadderError(f"player {item!r}: {e}{hint}") from None
         if any(p.label == label for p in out):
             raise LadderError(f"player label {label!r} is given twice; give each player its own label")
         out.append(Player(label, text, spec.name in SLOW_STRATEGIES))
@@ -162,7 +164,7 @@ def run_ladder(
     from .ladder_report import summarize_ladder, write_outputs
 
     rules = get_preset(preset)
-    ps = make_players(players if players is not None else DEFAULT_PLAYERS, preset)
+    ps = make_players(players if players is not None else DEFAULT_PLAYERS, preset, players is not None)
     if decks < 2 or slow_decks < 2:
         raise LadderError(f"--decks and --search-decks must be at least 2, got {decks} and {slow_decks}")
     if slow_decks > decks:
