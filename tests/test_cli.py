@@ -516,13 +516,14 @@ def test_termination_leaves_nothing(tmp_path, capsys, monkeypatch, sig, status):
     argv += ["--log-deals", "2"]
     try:
         got, _, err = call(argv, capsys)
+        after = signal.getsignal(sig)  # before the inherited ignore is put back
     finally:
         if inherited is not None:
             signal.signal(sig, inherited)
     assert got == status
     assert err == "tranca-sim: error: terminated; no output file was written\n"
     assert os.listdir(tmp_path) == []
-    assert signal.getsignal(sig) is before  # restored after main
+    assert after is before  # restored after main
 
 
 def test_ignored_hangup_stays_ignored(tmp_path, capsys, monkeypatch):
