@@ -71,7 +71,7 @@ def main() -> int:
 
     print(
         f"commit {_commit()}  numba {numba.__version__}  cores {os.cpu_count()}  "
-        f"max threads {numba.config.NUMBA_NUM_THREADS}"
+        f"max threads {numba.config.NUMBA_NUM_THREADS}  load average {os.getloadavg()[0]:.2f}"
     )
     if not args.no_compile:
         with tempfile.TemporaryDirectory() as tmp:
@@ -84,7 +84,7 @@ def main() -> int:
 
     names = list(PRESETS) if args.preset == "all" else args.preset.split(",")
     max_threads = min(2, numba.config.NUMBA_NUM_THREADS)
-    table = []  # (preset, pair, {threads: deals/s}, went-out share)
+    table = []  # (preset, pair, {threads: deals/s}, went-out share, mean turns)
     for name in names:
         rules = get_preset(name)
         print(f"preset {rules.name}")
@@ -92,6 +92,7 @@ def main() -> int:
         for pair in args.pairs.split(","):
             a, b = pair.split("-")
             rates = {}
+            turns = 0.0
             for threads in sorted({1, max_threads}):
                 numba.set_num_threads(threads)
                 t = time.perf_counter()
@@ -99,22 +100,29 @@ def main() -> int:
                 dt = time.perf_counter() - t
                 rates[threads] = args.deals / dt
                 out = (c["end_reason"][::2] == 1).mean()
+                turns = c["n_turns"][::2].mean()
                 print(
                     f"{a} vs {b}: {args.deals} deals, {threads} thread(s): {rates[threads]:,.0f} deals/s  "
                     f"({dt:.2f} s; went out {out:.1%}, mean turns {c['n_turns'][::2].mean():.1f})"
                 )
             if len(rates) == 2:
                 print(f"  speed-up 2 threads / 1 thread: {rates[max_threads] / rates[1]:.2f}x")
-            table.append((name, pair, rates, out))
+            table.append((name, pair, rates, out, turns))
     if len(names) > 1:
-        base = {pair: r for name, pair, r, _ in table if name == "tranca"}
+        base = {pair: r for name, pair, r, _, _ in table if name == "tranca"}
+        m = max_threads
         print(
-            f"\n| preset | pairing | 1 thread deals/s | {max_threads} threads deals/s | vs tranca | went out |"
+            f"\n| preset | pairing | 1 thread deals/s | {m} threads deals/s | vs tranca, 1 thread "
+            f"| vs tranca, {m} threads | went out | mean turns |"
         )
-        print("|---|---|---|---|---|---|")
-        for name, pair, r, out in table:
-            rel = f"{r[1] / base[pair][1]:.2f}" if pair in base else "-"
-            print(f"| {name} | {pair} | {r[1]:,.0f} | {r[max_threads]:,.0f} | {rel} | {out:.1%} |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, pair, r, out, turns in table:
+            rel1 = f"{r[1] / base[pair][1]:.2f}" if pair in base else "-"
+            relm = f"{r[m] / base[pair][m]:.2f}" if pair in base else "-"
+            print(
+                f"| {name} | {pair} | {r[1]:,.0f} | {r[m]:,.0f} | {rel1} | {relm} | {out:.1%} | {turns:.1f} |"
+            )
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {peak:.0f} MiB")
     return 0

@@ -179,6 +179,38 @@ def test_natural_two_in_place_keeps_a_canasta_clean(plain3):
     assert (dirty["canastas_dirty"], dirty["melded_points"], dirty["total"]) == (1, 65, 165)
 
 
+def test_wild_in_the_twos_place(plain3):
+    """004 How to play: "A 2 used as a wild card stands for the missing card", and "A 2 of the
+    same suit, placed in its own spot ... does not count as a wild card".  With plain 3s a run
+    reaches the 2's place (E16), and a wild from the hand may stand there for the suit's missing
+    2 as at any other place (E26).
+    (a) Side A has 3H 4H 5H (places 3..5); seat 0 holds 2C 9S 5D JD (no two cards of a suit next
+    to each other): the 2C may go at the low end, standing for the 2H at place 2, or at the high
+    end for the 6H: two extensions, both with a 2 as the wild.
+    (b) Holding the 2H instead, the low end takes it as the natural 2 (clean), and no wild is
+    listed there (the only 2 would be natural); the 2H may still stand for the 6H at the high end.
+    (c) Hand AH 3H 2C 9S: one new run, A-2-3 of hearts with the 2C at offset 1 (variant
+    1 + 2 * 1 = 3), the 2's place.
+    (d) The referee reads AH 2C 3H 4H as a run of places 1..4 with its wild at 2 (dirty), and
+    AH 2H 3H 4H as clean."""
+    st = position(plain3, "2C 9S 5D JD", melds0=["3H 4H 5H"])
+    assert run_acts(plain3, st) == {
+        (A_RUN_EXT, 0, END_LOW * 4 + C_TWO),
+        (A_RUN_EXT, 0, END_HIGH * 4 + C_TWO),
+    }
+    st = position(plain3, "2H 9S 5D JD", melds0=["3H 4H 5H"])
+    assert run_acts(plain3, st) == {
+        (A_RUN_EXT, 0, END_LOW * 4 + C_NAT),
+        (A_RUN_EXT, 0, END_HIGH * 4 + C_TWO),
+    }
+    st = position(plain3, "AH 3H 2C 9S")
+    assert {a for a in run_acts(plain3, st) if a[0] == A_RUN_NEW} == {(A_RUN_NEW, run_x(H, 1), 3)}
+    chk = validate_meld("AH 2C 3H 4H", plain3)
+    assert (chk.legal, chk.low, chk.high, chk.clean, chk.wild_at) == (True, 1, 4, False, (2,))
+    chk = validate_meld("AH 2H 3H 4H", plain3)
+    assert (chk.legal, chk.low, chk.high, chk.clean, chk.wild_at) == (True, 1, 4, True, ())
+
+
 def test_wild_limit_of_the_preset(carioca):
     """000 Gameplay 7, V 2, E17: at most 2 wilds in a run of tranca-carioca; with max_wilds=1
     (a switch) one.  Run 5H 2C 7H 2D (2C for the 6, 2D for the 8) holds two: no third wild is

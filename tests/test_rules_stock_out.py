@@ -77,7 +77,29 @@ def test_drawing_sides_morto_becomes_the_stock_first():
     assert [int(x) for x in cols["score"]] == [-115, -110]
     assert [int(x) for x in cols["morto_penalty"]] == [-100, -100]
     assert [int(x) for x in cols["morto_taken"]] == [0, 0]
+    assert [int(x) for x in cols["morto_stock"]] == [1, 1]
     assert [int(st.ss[s, SS_MORTO]) for s in range(2)] == [MS_STOCK, MS_STOCK]
+
+
+def test_morto_stock_column_names_the_side_whose_morto_became_the_stock():
+    """The run-file column ``morto_stock`` (E22, E23): side A took its morto (seat 2) before; the
+    stock is empty and side B's morto 5S 6S waits.  Turn 0: seat 0 faces the empty stock; the
+    only untaken morto, side B's, becomes the stock (004 "that morto becomes the new stock").
+    Seat 0 draws 5S, holds QC 5S and discards QC (kind 11 < 5S 43).  Turn 1: seat 1 draws 6S,
+    holds 5C 6S, discards 5C (4 < 44).  Turn 2: seat 2 faces the empty stock with no morto left:
+    the deal ends at its draw (n_turns 3), nobody went out.
+    A: hands 5S 5 + 6C 5 = -10, its morto taken: -10, morto_stock 0.
+    B: hands 6S 5 + 8C 10 = -15; its morto became the stock, never taken: -100 (E23) -> -115,
+    morto_stock 1."""
+    st = make_position(
+        BURACO, hands={0: "QC", 1: "5C", 2: "6C", 3: "8C"}, mortos={1: "5S 6S"}, taken_mortos={0: 2}
+    )
+    cols = play(BURACO, st)
+    assert (hand(st, 0), hand(st, 1)) == (["5S"], ["6S"])
+    assert int(cols["end_reason"][0]) == STOCK_OUT and int(cols["n_turns"][0]) == 3
+    assert [int(x) for x in cols["score"]] == [-10, -115]
+    assert [int(x) for x in cols["morto_taken"]] == [1, 0]
+    assert [int(x) for x in cols["morto_stock"]] == [0, 1]
 
 
 def test_other_sides_morto_first_with_the_switch():
@@ -131,6 +153,7 @@ def test_no_morto_left_ends_the_deal_before_a_capture():
     cols = play(BR, st, ("basic", "basic"))
     assert int(cols["end_reason"][0]) == STOCK_OUT and int(cols["n_turns"][0]) == 1
     assert [int(x) for x in cols["score"]] == [-30, -10]
+    assert [int(x) for x in cols["morto_stock"]] == [0, 0]  # both mortos were taken
     rules0 = BR.replace(stock_out=0)
     st = make_position(rules0, **kw)
     cols = play(rules0, st, ("basic", "basic"))

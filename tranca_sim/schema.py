@@ -39,7 +39,8 @@ OS_HAND1_JOKERS = 25
 OS_HAND1_RED3 = 26
 OS_HAND1_BLACK3 = 27
 OS_ILLEGAL = 28  # diagnostic, not a file column: the side's strategy answers outside the legal choices
-OS_LEN = 29
+OS_MORTO_STOCK = 29
+OS_LEN = 30
 
 # ---- per-deal slots ---------------------------------------------------------
 OD_FIRST_SEAT = 0
@@ -113,6 +114,14 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("morto_turn", "int16", "turn (0-based, counting every seat's turn) the morto was taken; -1 never"),
     ("morto_direct", "bool", "morto taken directly (by melding the last card) rather than by a discard"),
     ("morto_seat", "int8", "seat that took the side's morto; -1 never"),
+    (
+        "morto_stock",
+        "bool",
+        (
+            "the side's morto was never taken and became the stock when the stock ran out (stock_out = 1, "
+            "004 How to play; decisions E22, E23)"
+        ),
+    ),
     ("pile_captures", "int16", "times the side took the discard pile"),
     ("pile_cards", "int16", "cards in the piles the side took, the melded top cards included"),
     (
@@ -196,6 +205,7 @@ SIDE_SLOTS = {
     "morto_turn": OS_MORTO_TURN,
     "morto_direct": OS_MORTO_DIRECT,
     "morto_seat": OS_MORTO_SEAT,
+    "morto_stock": OS_MORTO_STOCK,
     "pile_captures": OS_PILE_CAPTURES,
     "pile_cards": OS_PILE_CARDS,
     "black3_locks": OS_BLACK3_LOCKS,

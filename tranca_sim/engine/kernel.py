@@ -25,6 +25,7 @@ from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
 from .state import (
     MS_DIRECT,
     MS_INDIRECT,
+    MS_STOCK,
     SC_DEAL_IN_MATCH,
     SC_EM_CIMA,
     SC_ERRORS,
@@ -94,6 +95,7 @@ def record(st, rp, out_side, out_deal):
         o[S.OS_MORTO_TURN] = st.ss[side, SS_MORTO_TURN]
         o[S.OS_MORTO_DIRECT] = 1 if st.ss[side, SS_MORTO] == MS_DIRECT else 0
         o[S.OS_MORTO_SEAT] = st.ss[side, SS_MORTO_SEAT]
+        o[S.OS_MORTO_STOCK] = 1 if st.ss[side, SS_MORTO] == MS_STOCK else 0
         o[S.OS_PILE_CAPTURES] = st.ss[side, SS_CAPTURES]
         o[S.OS_PILE_CARDS] = st.ss[side, SS_PILE_CARDS]
         o[S.OS_BLACK3_LOCKS] = st.ss[side, SS_B3_LOCKS]

@@ -15,7 +15,7 @@ these behind a test of the switch, so presets without them pay nothing):
   or in a new run of three with two naturals of the hand (``A_CAP_RUN``).
   :func:`list_wild_run_captures`, :func:`wild_top_onto_run`.
 
-A wild never stands at position 2 here: the 2 of the run's suit would be natural there (004,
+A wild never stands at position 2 here (E26): the 2 of the run's suit would be natural there (004,
 VARIANTS 1), so neither a moved wild nor a wild from the pile goes to that place.
 """
 
