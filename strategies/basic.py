@@ -113,7 +113,13 @@ switches have no effect (strategies/basic_aberta.py):
     costs points (docs/strategies.md, "Face-up mortos").
 
 Other parameters: ``take_pile_min`` (the pile is taken only if it holds at
-least this many cards), ``go_out`` (1 go out as soon as allowed; 0 hold while
+least this many cards; in presets with runs where going out needs a clean
+canasta, ``buraco``, ``tranca-br`` and ``tranca-sp``, ``run_pile_min`` takes its
+place, default 1: a pile as small as one card is taken when its top card can be
+melded, since the one card a clean run needs is rarely drawn; measured in
+docs/strategies.md), ``run_pile_share`` (open pile, runs only: the pile is taken
+only when its top card fits the side's runs or the hand and at least this share
+of its cards fit, default 0.25; wilds fit where ``max_wilds`` is above 0), ``go_out`` (1 go out as soon as allowed; 0 hold while
 other moves exist), ``wild_melds`` (start melds with two naturals and a
 wild).  Handicaps, for testing that the baseline is competent:
 ``never_pile`` (never takes the pile while the stock has cards),
@@ -182,10 +188,12 @@ from tranca_sim.engine.state import (
 from tranca_sim.rules import (
     R_CANASTA_SIZE,
     R_GO_OUT_CLEAN,
+    R_MAX_WILDS,
     R_MELD_RUNS,
     R_MELD_SETS,
     R_MORTO_SIZE,
     R_MORTO_STOCK_TAKEN,
+    R_SEVERAL_RUNS,
     R_STOCK_OUT,
     R_THREES_SPECIAL,
     R_VALUES,
@@ -280,6 +288,22 @@ PARAMS = (
         1,
         "switch",
     ),
+    (
+        "run_pile_min",
+        1.0,
+        "runs and a clean canasta to go out: take the pile only if it holds this many cards (for take_pile_min)",
+        0,
+        108,
+        "int",
+    ),
+    (
+        "run_pile_share",
+        0.25,
+        "open pile, runs only: take the pile only if this share of its cards fits the side's runs or hand",
+        0,
+        1,
+        "real",
+    ),
 )
 # The tuner's search space (``tranca-sim tune``, tranca_sim/lab/tune.py, strategies/search.py):
 # ``(parameter, lowest, highest[, rule])`` or ``(parameter, (value, ...)[, rule])``, the kind (switch,
@@ -306,6 +330,8 @@ SEARCH = (
     ("morto_seen", 0, 1, "mortos_face_up"),
     ("aberta_rush", 0, 1, "mortos_face_up"),
     ("redraw", 0, 1, "first_player_redraw"),
+    ("run_pile_min", 1, 8, "go_out_needs_clean"),
+    ("run_pile_share", 0.0, 1.0, "meld_runs"),
 )
 P_TAKE_PILE_MIN = 0
 P_WILD_RESERVE = 1
@@ -329,6 +355,8 @@ P_NEVER_OUT = 18
 P_MORTO_SEEN = 19
 P_ABERTA_RUSH = 20
 P_REDRAW = 21
+P_RUN_PILE_MIN = 22
+P_RUN_PILE_SHARE = 23
 
 # For each tip: (parameter, value that follows the tip, baseline's value, seed tip, one line).
 TIPS = (
@@ -504,15 +532,16 @@ def _run_meldable(obs, side, k):
 
 
 @njit(cache=True, _nrt=False)
-def _open_pile_fits_runs(obs):
+def _open_pile_fits_runs(prm, obs):
     """Runs only (``meld_sets`` off, open ``buraco``): every card taken that is not melded counts
     against the side and keeps its hand from emptying (004 tip 3), so the open pile is taken
-    only when its top card fits the side's runs or the hand (:func:`_run_fit`) and at least half
-    of its cards do (wilds fit)."""
+    only when its top card fits the side's runs or the hand (:func:`_run_fit`) and at least the
+    share ``run_pile_share`` of its cards do (wilds fit where ``max_wilds`` is above 0)."""
     pn = obs.pub[PUB_PILE_N]
     t = obs.pub[PUB_PILE_TOP]
     side = obs.pub[PUB_SIDE]
-    if t < 0 or not (is_wild(t) or _run_fit(obs, side, t)):
+    wilds_play = obs.rp[R_MAX_WILDS] > 0  # max_wilds = 0: a 2 is only the natural of its own place
+    if t < 0 or not ((wilds_play and is_wild(t)) or _run_fit(obs, side, t)):
         return False
     if pn == 1:
         # as with sets: a one-card pile only when its card is melded this turn (no swaps, E13)
@@ -522,19 +551,19 @@ def _open_pile_fits_runs(obs):
     fit = 0
     for i in range(pn):
         k = obs.pile[i]
-        if is_wild(k) or _run_fit(obs, side, k):
+        if (wilds_play and is_wild(k)) or _run_fit(obs, side, k):
             fit += 1
-    return 2 * fit >= pn
+    return fit >= prm[P_RUN_PILE_SHARE] * pn
 
 
 @njit(cache=True, _nrt=False)
-def _open_pile_useful(obs):
+def _open_pile_useful(prm, obs):
     """An open pile of two cards or more is always worth taking; a one-card pile only when its
     card can be melded this turn (onto a side set of its rank, or with two naturals from the hand)
     while keeping two cards (E6).  Taking a one-card pile only to swap a card would make no
     progress: two such players could pass cards round the table while the stock never shrinks."""
     if obs.rp[R_MELD_SETS] == 0:
-        return _open_pile_fits_runs(obs)
+        return _open_pile_fits_runs(prm, obs)
     if obs.pub[PUB_PILE_N] >= 2:
         return True
     t = obs.pub[PUB_PILE_TOP]
@@ -568,7 +597,7 @@ def choose_draw(prm, obs, acts, n, rng):
         if t == A_CAP_EXT:
             s = 3
         elif t == A_CAP_OPEN:
-            s = 3 if _open_pile_useful(obs) else 0
+            s = 3 if _open_pile_useful(prm, obs) else 0
         elif t == A_CAP_NEW:
             s = 2 if act_y(acts[i]) == CAPNEW_2NAT else (1 if wild_ok else 0)
         elif t == A_CAP_RUN:
@@ -581,7 +610,9 @@ def choose_draw(prm, obs, acts, n, rng):
     if best < 0 or best_score <= 0 or prm[P_NEVER_PILE] != 0.0:
         return stock
     pn = obs.pub[PUB_PILE_N]
-    if pn < prm[P_TAKE_PILE_MIN] and not _red3_hurry(prm, obs, side):
+    clean_runs = obs.rp[R_MELD_RUNS] != 0 and obs.rp[R_GO_OUT_CLEAN] != 0
+    pmin = prm[P_RUN_PILE_MIN] if clean_runs else prm[P_TAKE_PILE_MIN]
+    if pn < pmin and not _red3_hurry(prm, obs, side):
         return stock
     if prm[P_PILE_FIT] > 0.0 and pn >= PILE_BIG and pile_fit_share(obs) < prm[P_PILE_FIT]:
         return stock
@@ -702,10 +733,21 @@ def choose_meld(prm, obs, acts, n, rng):
 def _run_keep(obs, side, k):
     """Where runs are melded: how much a natural ``k`` is worth keeping for runs.  Its suit
     neighbours in the hand (+15 next to it, +8 one further) and the side's runs it extends
-    (+50: it goes on the table next turn)."""
+    (+50: it goes on the table next turn).  A card whose place a run of the side already holds
+    can join no run while ``several_runs_per_suit`` is off (E19: no second run of the suit):
+    -40 where runs are the only melds (it can never be melded), else 0 (a set may take it)."""
     s = k // 13
     r = k % 13 + 1
     keep = 0
+    several = obs.rp[R_SEVERAL_RUNS] != 0
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        if obs.mh[side, m, MH_TYPE] == MT_RUN and obs.mh[side, m, MH_SUIT] == s:
+            lo = obs.mh[side, m, MH_LO]
+            hi = obs.mh[side, m, MH_HI]
+            if lo - 1 == r or hi + 1 == r or (r == 1 and (hi == 13 or lo == 2)):
+                keep += 50
+            elif not several and (lo <= r <= hi if r != 1 else (lo == 1 and hi == 14)):
+                return -40 if obs.rp[R_MELD_SETS] == 0 else 0
     for d in (-2, -1, 1, 2):
         q = r + d
         if q == 0:
@@ -716,13 +758,21 @@ def _run_keep(obs, side, k):
             continue
         if obs.hand[s * 13 + q - 1] > 0:
             keep += 15 if d == -1 or d == 1 else 8
+    return keep
+
+
+@njit(cache=True, _nrt=False)
+def _extends_run(obs, side, k):
+    """The natural ``k`` goes on an end of one of ``side``'s runs of its suit."""
+    s = k // 13
+    r = k % 13 + 1
     for m in range(obs.pub[PUB_N_MELDS + side]):
         if obs.mh[side, m, MH_TYPE] == MT_RUN and obs.mh[side, m, MH_SUIT] == s:
             lo = obs.mh[side, m, MH_LO]
             hi = obs.mh[side, m, MH_HI]
             if lo - 1 == r or hi + 1 == r or (r == 1 and (hi == 13 or lo == 2)):
-                keep += 50
-    return keep
+                return True
+    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -745,8 +795,13 @@ def choose_discard(prm, obs, rng):
     for k in range(N_KINDS):
         if not may_discard(obs, k):
             continue
-        if is_wild(k):
+        if is_wild(k) and obs.rp[R_MAX_WILDS] > 0:
             keep = 1000
+        elif is_wild(k):  # max_wilds = 0: no meld takes a wild
+            if runs and k != JOKER and obs.rp[R_THREES_SPECIAL] == 0:
+                keep = _run_keep(obs, side, k) - obs.rp[R_VALUES + k] // 5  # the natural of place 2
+            else:
+                keep = -1000 - obs.rp[R_VALUES + k]  # a dead card: only costs its value in hand
         elif is_black3(k) and obs.rp[R_THREES_SPECIAL] != 0:
             b3 = k
             keep = 900 if lock else 19  # black3_lock: a defensive card; else junk like a lone 5
@@ -767,6 +822,8 @@ def choose_discard(prm, obs, rng):
                     keep += 60  # the next player could take the pile with it
                 if n_naturals(obs.taken[nxt], r) > 0 or n_naturals(obs.taken[prv], r) > 0:
                     keep += 30
+                if runs and _extends_run(obs, opp, k):
+                    keep += 60  # it goes on an end of one of their runs
         if keep < best_keep:
             best_keep = keep
             best = k
