@@ -189,8 +189,8 @@ def test_wild_in_the_twos_place(plain3):
     end for the 6H: two extensions, both with a 2 as the wild.
     (b) Holding the 2H instead, the low end takes it as the natural 2 (clean), and no wild is
     listed there (the only 2 would be natural); the 2H may still stand for the 6H at the high end.
-    (c) Hand AH 3H 2C 9S: one new run, A-2-3 of hearts with the 2C at offset 1 (variant
-    1 + 2 * 1 = 3), the 2's place.
+    (c) Hand AH 3H 2C 9S 5D JD: one new run, A-2-3 of hearts with the 2C at offset 1 (variant
+    1 + 2 * 1 = 3), the 2's place (three cards stay in hand: E6 is kept).
     (d) The referee reads AH 2C 3H 4H as a run of places 1..4 with its wild at 2 (dirty), and
     AH 2H 3H 4H as clean."""
     st = position(plain3, "2C 9S 5D JD", melds0=["3H 4H 5H"])
@@ -203,7 +203,7 @@ def test_wild_in_the_twos_place(plain3):
         (A_RUN_EXT, 0, END_LOW * 4 + C_NAT),
         (A_RUN_EXT, 0, END_HIGH * 4 + C_TWO),
     }
-    st = position(plain3, "AH 3H 2C 9S")
+    st = position(plain3, "AH 3H 2C 9S 5D JD")
     assert {a for a in run_acts(plain3, st) if a[0] == A_RUN_NEW} == {(A_RUN_NEW, run_x(H, 1), 3)}
     chk = validate_meld("AH 2C 3H 4H", plain3)
     assert (chk.legal, chk.low, chk.high, chk.clean, chk.wild_at) == (True, 1, 4, False, (2,))
