@@ -156,6 +156,8 @@ from tranca_sim.engine.obs import (
     PUB_LOCKED,
     PUB_MORTO,
     PUB_N_MELDS,
+    PUB_N_SEATS,
+    PUB_N_SIDES,
     PUB_PILE_N,
     PUB_PILE_TOP,
     PUB_RED3,
@@ -169,6 +171,8 @@ from tranca_sim.engine.obs import (
     act_y,
     may_discard,
     must_meld_on,
+    next_seat,
+    seat_side,
 )
 from tranca_sim.engine.state import (
     MH_GREW,
@@ -461,11 +465,19 @@ def _near_end(obs, side):
     """004 tip 6 "near the end of the round": few stock cards, or an opponent about to go out."""
     if stock_left(obs) <= END_STOCK:
         return True
-    opp = 1 - side
-    if _may_go_out(obs, opp):
-        for s in range(opp, 4, 2):
-            if obs.pub[PUB_HAND_N + s] <= END_HAND:
-                return True
+    for s in range(obs.pub[PUB_N_SEATS]):
+        o = seat_side(obs, s)
+        if o != side and obs.pub[PUB_HAND_N + s] <= END_HAND and _may_go_out(obs, o):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _opp_red3_unpaid(obs, side):
+    """An opposing side holds red 3s without a canasta (each still -100 for it, 000 Gameplay 5)."""
+    for o in range(obs.pub[PUB_N_SIDES]):
+        if o != side and obs.pub[PUB_RED3 + o] > 0 and obs.pub[PUB_CANASTAS + o] == 0:
+            return True
     return False
 
 
@@ -612,6 +624,10 @@ def choose_draw(prm, obs, acts, n, rng):
     pn = obs.pub[PUB_PILE_N]
     clean_runs = obs.rp[R_MELD_RUNS] != 0 and obs.rp[R_GO_OUT_CLEAN] != 0
     pmin = prm[P_RUN_PILE_MIN] if clean_runs else prm[P_TAKE_PILE_MIN]
+    if obs.pub[PUB_N_SIDES] == 3 and pmin > 1.0:
+        # tranca-3p: 41 stock cards for three solo players who each need their own canasta; the
+        # pile is the other source of cards, so any usable pile is taken (docs/strategies.md)
+        pmin = 1.0
     if pn < pmin and not _red3_hurry(prm, obs, side):
         return stock
     if prm[P_PILE_FIT] > 0.0 and pn >= PILE_BIG and pile_fit_share(obs) < prm[P_PILE_FIT]:
@@ -623,7 +639,6 @@ def choose_draw(prm, obs, acts, n, rng):
 def choose_meld(prm, obs, acts, n, rng):
     side = obs.pub[PUB_SIDE]
     seat = obs.pub[PUB_SEAT]
-    opp = 1 - side
     hn = obs.pub[PUB_HAND_N + seat]
     cs = obs.rp[R_CANASTA_SIZE]
     wilds = _wilds(obs.hand)
@@ -645,10 +660,7 @@ def choose_meld(prm, obs, acts, n, rng):
             hold = 2
     if can_out:
         if prm[P_NEVER_OUT] != 0.0 or (
-            prm[P_RED3_PACE] != 0.0
-            and obs.pub[PUB_RED3 + opp] > 0
-            and obs.pub[PUB_CANASTAS + opp] == 0
-            and stock_n > END_STOCK
+            prm[P_RED3_PACE] != 0.0 and _opp_red3_unpaid(obs, side) and stock_n > END_STOCK
         ):
             hold = 2
     close = may_empty and hn <= CLOSE_HAND  # wild_reserve: close to emptying the hand
@@ -780,9 +792,10 @@ def choose_discard(prm, obs, rng):
     hand = obs.hand
     side = obs.pub[PUB_SIDE]
     seat = obs.pub[PUB_SEAT]
-    opp = 1 - side
-    nxt = (seat + 1) % 4
-    prv = (seat + 3) % 4
+    n_seats = obs.pub[PUB_N_SEATS]
+    nxt = next_seat(obs, seat)
+    prv = (seat + n_seats - 1) % n_seats
+    opp = seat_side(obs, nxt)  # the next player's side: the one that could take the pile
     own = _set_ranks(obs, side) if prm[P_PARTNER] != 0.0 else 0
     opp_ranks = _set_ranks(obs, opp)
     safe = prm[P_SAFE_DISCARD] != 0.0

@@ -18,7 +18,7 @@ from numba import njit
 
 from tranca_sim.engine.cards import JOKER
 from tranca_sim.engine.melds import n_naturals, n_twos
-from tranca_sim.engine.obs import PUB_MORTO, PUB_N_MELDS
+from tranca_sim.engine.obs import PUB_MORTO, PUB_N_MELDS, PUB_SEAT, next_seat, seat_side
 from tranca_sim.engine.state import MH_RANK, MH_TYPE, MS_WAITING, MT_SET
 from tranca_sim.rules import R_MORTOS_FACE_UP
 
@@ -58,10 +58,11 @@ def morto_strong(obs, side):
 
 @njit(cache=True, _nrt=False)
 def opp_morto_pairs(obs, side):
-    """Bit ``r`` set: the opponents of ``side`` have taken their face-up morto and it held two or
-    more naturals of rank ``r`` (so a player of theirs may hold a pair of that rank and take the
-    pile with it).  0 while their morto waits or when the mortos are face down."""
-    opp = 1 - side
+    """Bit ``r`` set: the opponents of ``side`` -- the side of the next player, who could take the
+    pile -- have taken their face-up morto and it held two or more naturals of rank ``r`` (so a
+    player of theirs may hold a pair of that rank and take the pile with it).  0 while their
+    morto waits or when the mortos are face down."""
+    opp = seat_side(obs, next_seat(obs, obs.pub[PUB_SEAT]))
     if obs.rp[R_MORTOS_FACE_UP] == 0 or obs.pub[PUB_MORTO + opp] == MS_WAITING:
         return 0
     m = obs.morto[opp]

@@ -152,7 +152,6 @@ def test_console_entry_point_in_fresh_process(tmp_path):
 # ---- user errors: one line on stderr, status 2, nothing written -------------------
 BAD_SIMULATE = [
     (["--preset", "nope"], ["unknown preset", "nope"]),
-    (["--preset", "tranca-3p"], ["tranca-3p", "not played"]),
     (["--side-a", "nope"], ["nope"]),
     (["--side-b", "basic:no_such_param=1"], ["no_such_param"]),
     (["--deals", "0"], ["--deals"]),

@@ -92,8 +92,6 @@ def test_bad_arguments_are_refused(tranca):
         play_deck(tranca, [0] * 108)
     with pytest.raises(RulesError, match="unknown preset"):
         get_preset("canasta")
-    with pytest.raises(RulesError, match="not played"):
-        get_preset("tranca-3p")
     with pytest.raises(RulesError, match="unknown rule option"):
         tranca.replace(wilds=3)
 

@@ -32,7 +32,7 @@ DEALS_SWITCH = 2000  # boolean switches: thousands of deals each (turn-limit pro
 DEALS_VALUE = 400  # numbers and tables: enough to see a changed outcome
 #: presets of issue 8 (Buraco, seed 002): fewer deals a case to keep the suite's time (their
 #: thousands of deals are played once outside the suite: docs/rules.md section 4 notes)
-SMALL = {"buraco": 300, "buraco-fechado": 300, "tranca-br": 300}
+SMALL = {"buraco": 300, "buraco-fechado": 300, "tranca-br": 300, "tranca-2p": 400, "tranca-3p": 400}
 STRATEGIES = ("random", "basic")
 TURN_LIMIT = END_REASONS.index("turn_limit")
 
@@ -45,8 +45,8 @@ NOT_PLAYABLE = {
     "first_meld_min": "applies from a match score (tests/test_matches.py); in a run of deals every score is 0",
     "first_meld_from": "applies from a match score (tests/test_matches.py); in a run of deals every score is 0",
     "max_match_deals": "engine safety net of match runs (E25), not a rule",
-    "n_seats": "only 4 seats are accepted by Rules.validate in this version (2p/3p planned)",
-    "partnerships": "only partnerships are accepted by Rules.validate in this version (solo planned)",
+    "n_seats": "the table (4 in partnerships, 2 or 3 solo) is a preset: tranca-2p and tranca-3p run every case",
+    "partnerships": "the table (4 in partnerships, 2 or 3 solo) is a preset: tranca-2p and tranca-3p run every case",
 }
 
 #: numbers and tables: another legal value (keyed by the preset's value when it matters)
@@ -85,15 +85,19 @@ SEEN_ONLY = {"mortos_face_up": {"random": False, "basic": True}}
 
 def em_cima_bonus(rules: Rules) -> int:
     """The going-out bonus of the position above; with runs only (``meld_sets`` off, buraco) the
-    same with runs: a clean canasta 4H..10H, seat 0 holds 5C 6C 7C and melds them as a run."""
+    same with runs: a clean canasta 4H..10H, seat 0 holds 5C 6C 7C and melds them as a run.  At a
+    solo table (tranca-2p/-3p) the same position with its seats, one morto per side, seat 0 holding
+    its own taken morto (the position leaves seat 0 unmarked as having melded, so it tests the
+    bonus switches, not how an em-cima finish arises)."""
     sets = rules.meld_sets
+    hands = {0: "5C 5D 5H" if sets else "5C 6C 7C", 1: "7D", 2: "4C", 3: "8D"}
     st = make_position(
         rules,
-        hands={0: "5C 5D 5H" if sets else "5C 6C 7C", 1: "7D", 2: "4C", 3: "8D"},
+        hands={s: hands[s] for s in range(rules.n_seats)},
         melds={0: ["KC KD KH KS KC KD KH" if sets else "4H 5H 6H 7H 8H 9H 10H"]},
         stock="9S",
-        mortos={1: "6S"},
-        taken_mortos={0: 2},
+        mortos={1: "6S", 2: "6H"} if rules.n_sides == 3 else {1: "6S"},
+        taken_mortos={0: 2 if rules.partnerships else 0},
     )
     cols = play_position(rules, st, strategies=("basic", "basic"))
     assert int(cols["went_out"][0]) == 1
@@ -213,7 +217,7 @@ def test_option_changes_play_and_every_deal_ends(preset, option, open_pile, deal
     for strategy in STRATEGIES:
         a, b = outcome(base, strategy, deals), outcome(flipped, strategy, deals)
         for name, cols in (("preset", a), (f"{option} changed", b)):
-            limit = np.flatnonzero(cols["end_reason"][::2] == TURN_LIMIT)
+            limit = np.flatnonzero(cols["end_reason"][:: base.n_sides] == TURN_LIMIT)
             assert limit.size == 0, f"{strategy}, {name}: deals {limit.tolist()} ended at the turn limit"
             assert int(cols["invariant_errors"].sum()) == 0
         differs.append(_differs(a, b))

@@ -307,7 +307,7 @@ WRONG = {
     "null in score": lambda df: df.with_columns(
         pl.when(pl.col("deal_index") == 2).then(None).otherwise(pl.col("score")).alias("score")
     ),
-    "side 2": lambda df: df.with_columns(pl.col("side") * 2),
+    "side 3": lambda df: df.with_columns(pl.col("side") * 3),  # sides are 0, 1 (and 2 in tranca-3p)
 }
 
 

@@ -38,10 +38,11 @@ def _match_facts(path, keys) -> dict:
 
     df = load_run(path, backend="pandas", columns=["deal_index", "side", "match_score"])
     after = {(int(k), int(s)): int(v) for k, s, v in zip(df["deal_index"], df["side"], df["match_score"])}
+    n_sides = int(df["side"].max()) + 1 if len(df) else 2  # 2, or 3 at three solo players
     out = {}
     for key in keys:
         m, d = divmod(key, MATCH_STRIDE)
-        scores = [after[(key - 1, s)] for s in (0, 1)] if d else [0, 0]
+        scores = [after[(key - 1, s)] for s in range(n_sides)] if d else [0] * n_sides
         out[key] = {"match_index": m, "deal_in_match": d, "scores": scores}
     return out
 
@@ -105,14 +106,16 @@ def check_run(path, sample: int, progress: bool = True, warn=None):
     # the referee checks some tens of deals a second: show the rate and the time left
     for i in tqdm(idx, desc="refereeing", unit="deal", disable=not progress or k == 0, file=sys.stderr):
         v = referee.check_log(regenerate(path, i, match=facts.get(i)))
-        in_file = [scores.get((i, 0)), scores.get((i, 1))]
-        replayed = [v.scores["A"]["score"], v.scores["B"]["score"]] if v.ok else None
+        names = list(v.scores) if v.ok else []  # "A", "B" (and "C" at a three-player table)
+        in_file = [scores.get((i, s)) for s in range(len(names))]
+        replayed = [v.scores[n]["score"] for n in names] if v.ok else None
         if v.ok and in_file != replayed:
+            says = ", ".join(f"{n} {x}" for n, x in zip(names, in_file))
+            gets = ", ".join(f"{n} {x}" for n, x in zip(names, replayed))
             v = referee.Verdict(
                 False,
                 "run_file",
-                f"the run file says A {in_file[0]}, B {in_file[1]}; the replayed, refereed deal scores "
-                f"A {replayed[0]}, B {replayed[1]}",
+                f"the run file says {says}; the replayed, refereed deal scores {gets}",
                 deal_index=i,
             )
         verdicts.append(v)

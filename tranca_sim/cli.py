@@ -205,6 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--side-b", default="random", help="strategy of seats 1 and 3; default random")
     s.add_argument(
+        "--side-c",
+        default=None,
+        help="strategy of the third player (seat 2) at a three-player table (--preset tranca-3p); "
+        "default: side B's. At a 2-player table (tranca-2p) --side-a is seat 0 and --side-b seat 1",
+    )
+    s.add_argument(
         "--out",
         default="tranca-run.parquet",
         help="output file; default tranca-run.parquet. A path ending in / (or a dataset already, "
@@ -486,7 +492,8 @@ def _check_simulate_args(a) -> None:
 
     from .dataset import check_dataset_out, wants_dataset
     from .io import OutputExistsError, check_output_path
-    from .run import check_log_path, parse_log_deals
+    from .rules import get_preset
+    from .run import check_log_path, coerce_rule_options, parse_log_deals
 
     if a.matches is not None:
         if a.deals is not None:
@@ -501,10 +508,20 @@ def _check_simulate_args(a) -> None:
             )
     elif a.deals is None:
         a.deals = 100_000
-    _check_rules(a.preset, a.rule)
-    for flag, text in (("--side-a", a.side_a), ("--side-b", a.side_b)):
+    raw = _check_rules(a.preset, a.rule)
+    base = get_preset(a.preset)
+    opts = coerce_rule_options(base, raw)
+    rules = base.replace(**opts) if opts else base  # checked above: the table's sides for --side-c
+    for flag, text in (("--side-a", a.side_a), ("--side-b", a.side_b), ("--side-c", a.side_c)):
+        if text is None:
+            continue
         with _flag(flag):
             resolve(text)
+    if a.side_c is not None and rules.n_sides != 3:
+        _fail(
+            f"--side-c {a.side_c!r}: preset {a.preset} has {rules.n_sides} sides; --side-c is the third "
+            "player of a three-player table (--preset tranca-3p)"
+        )
     _check_threads(a.threads)
     _check_processes(a.processes)
     if not a.out.strip():
@@ -576,6 +593,7 @@ def _cmd_simulate(a) -> None:
         resume=a.resume,
         warn=_warn,
         matches=a.matches,
+        side_c=a.side_c,
     )
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     workers = res.get("workers") or {}
@@ -661,20 +679,21 @@ def _cmd_summarize(a) -> None:
     if meta.get("matches"):
         from .lab.matches import MATCH_SUMMARY_COLUMNS, MatchSummary, format_match_summary
 
-        acc = MatchSummary()
+        acc = MatchSummary(n_sides=len(meta.get("strategies") or ()) or 2)
         acc.update(load_run(a.path, backend="pandas", columns=list(MATCH_SUMMARY_COLUMNS)))
         print(format_match_summary(acc.result(), side_labels(meta) or ("A", "B")))
 
 
 def side_labels(meta: dict) -> list[str] | None:
-    """Side A's and B's strategy as people name it (non-default parameters only), from run
-    metadata; None when the metadata does not describe two sides (the rows then name them).
+    """Side A's and B's (and C's, tranca-3p) strategy as people name it (non-default parameters
+    only), from run metadata; None when the metadata does not describe 2 or 3 sides (the rows then
+    name them).
     A built-in is described against today's defaults; a user's strategy (not loaded here) by
     the label the run stored."""
     from strategies import builtin_names, describe
 
     sides = meta.get("strategies")
-    if not (isinstance(sides, list) and len(sides) == 2 and all(isinstance(x, dict) for x in sides)):
+    if not (isinstance(sides, list) and len(sides) in (2, 3) and all(isinstance(x, dict) for x in sides)):
         return None
     builtin = set(builtin_names())
     try:
@@ -979,7 +998,8 @@ def _cmd_presets(a) -> None:
         if name != "tranca":
             opts = " ".join(f"{k}={text(v)}" for k, v in diff) or "none"
             print(f"    differs from tranca: {opts}")
-    print(f"\nplanned (not played yet): {', '.join(PLANNED_PRESETS)}")
+    if PLANNED_PRESETS:
+        print(f"\nplanned (not played yet): {', '.join(PLANNED_PRESETS)}")
     print("any option can be changed with --rule OPTION=VALUE (docs/rules.md section 2)")
 
 

@@ -209,9 +209,10 @@ class DatasetWriter:
     ) -> dict:
         """Write chunk ``index`` (deals ``start ..``, engine columns ``cols``) and enter it in the
         manifest; returns its manifest entry.  ``count``: the chunk's matches in a match run (its
-        rows vary), by default its deals (half its rows)."""
+        rows vary), by default its deals (its rows over the sides)."""
         table = _io.chunk_table(cols, self.meta)
-        count = table.num_rows // 2 if count is None else int(count)
+        n_sides = len(self.meta.get("strategies") or ()) or 2  # rows per deal: 2, or 3 in tranca-3p
+        count = table.num_rows // n_sides if count is None else int(count)
         meta = dict(self.chunk_meta, chunk={"index": index, "start": start, "count": count})
         table = table.replace_schema_metadata({_io.META_KEY: _io._meta_json_plain(meta)})
         name = chunk_file(index)

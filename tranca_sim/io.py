@@ -260,7 +260,7 @@ def _as_arrow(name: str, values, n: int) -> pa.Array:
 
 
 def _run_constants(run_meta: Mapping) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array]:
-    """Length-1 (or per-side, length-2) Arrow arrays of the run-level columns."""
+    """Length-1 (or per-side, length 2 or 3) Arrow arrays of the run-level columns."""
     try:
         preset = str(run_meta["preset"])
         seed = int(run_meta["master_seed"])
@@ -269,11 +269,12 @@ def _run_constants(run_meta: Mapping) -> tuple[pa.Array, pa.Array, pa.Array, pa.
         params = [[float(x) for x in s["params"]] for s in sides]
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(
-            "run_meta needs 'preset', 'master_seed' and 'strategies' (two dicts with 'name' and 'params'); "
+            "run_meta needs 'preset', 'master_seed' and 'strategies' (one dict per side, 2 or 3, with 'name' "
+            "and 'params'); "
             f"problem: {e!r}"
         ) from None
-    if len(names) != 2:
-        raise ValueError(f"run_meta['strategies'] must describe 2 sides, got {len(names)}")
+    if len(names) not in (2, 3):
+        raise ValueError(f"run_meta['strategies'] must describe 2 sides (3 in tranca-3p), got {len(names)}")
     version = str(run_meta.get("version") or package_version())
     return (
         pa.array([preset], pa.string()),
@@ -291,7 +292,8 @@ def chunk_table(chunk: Mapping, run_meta: Mapping) -> pa.Table:
     ----------
     chunk : mapping of str to numpy.ndarray
         Every name of :data:`CHUNK_COLUMNS`, each a 1-d array of one common
-        length ``2 * n_deals`` (deal-major; ``side`` is 0 or 1). ``end_reason``
+        length ``n_sides * n_deals`` (deal-major; ``side`` is 0 .. n_sides - 1, one
+        strategy per side in ``run_meta``). ``end_reason``
         holds integer codes indexing :data:`END_REASONS`; bool columns may be
         bool or integer (non-zero is true). Extra keys are ignored.
     run_meta : mapping
@@ -306,7 +308,7 @@ def chunk_table(chunk: Mapping, run_meta: Mapping) -> pa.Table:
     ------
     ValueError
         For a missing column, columns of unequal length, a value that does not
-        fit its type, an unknown ``end_reason`` code or a ``side`` outside 0..1.
+        fit its type, an unknown ``end_reason`` code or a ``side`` without a strategy in ``run_meta``.
     """
     missing = [c for c in CHUNK_COLUMNS if c not in chunk]
     if missing:
@@ -314,8 +316,8 @@ def chunk_table(chunk: Mapping, run_meta: Mapping) -> pa.Table:
     n = len(np.asarray(chunk["side"]))
     preset, seed, names, params, version = _run_constants(run_meta)
     side = np.asarray(chunk["side"])
-    if n and (side.min() < 0 or side.max() > 1):
-        raise ValueError("chunk column 'side' must be 0 or 1")
+    if n and (side.min() < 0 or side.max() >= len(names)):
+        raise ValueError(f"chunk column 'side' must be 0..{len(names) - 1} (one per strategy in run_meta)")
     side_idx = pa.array(side.astype(np.int64))
     zeros = pa.array(np.zeros(n, dtype=np.int64))
     arrays = []
@@ -384,7 +386,7 @@ def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool
     run_meta : mapping
         JSON-serialisable run metadata, stored under the key ``tranca_sim``.
         Required: ``preset`` (str), ``master_seed`` (int) and ``strategies``,
-        a list of two dicts (side A, side B) each with ``name`` (str) and
+        a list of one dict per side (A, B; C in tranca-3p) each with ``name`` (str) and
         ``params`` (sequence of float); they fill the run-level columns.
         ``version`` and ``created`` are added when absent.
     force : bool

@@ -50,7 +50,7 @@ class ChunkTask:
     start: int
     count: int
     rules: dict  # dataclasses.asdict(Rules)
-    strategies: tuple[str, str]
+    strategies: tuple[str, ...]  # one per side: 2, or 3 in tranca-3p
     seed: int
     check: bool
     threads: int | None

@@ -15,7 +15,7 @@ import html
 from .referee import score_side, walk
 from .rules import Rules, RulesError
 
-SIDES = "AB"
+SIDES = "ABC"
 _ORDER = {
     r: i for i, r in enumerate(["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "JK"])
 }
@@ -55,7 +55,7 @@ def regenerate(run_path, deal: int, match: dict | None = None) -> dict:
         fields = {f.name for f in dataclasses.fields(Rules)}
         rules = Rules(**{k: v for k, v in meta["rules"].items() if k in fields}).validate()
         entries = [dict(s) for s in meta["strategies"]]
-        if len(entries) != 2 or any("text" not in e for e in entries):
+        if len(entries) != rules.n_sides or any("text" not in e for e in entries):
             raise KeyError("strategies")
         seed = int(meta["master_seed"])
         deals = None if meta.get("matches") else int(meta["deals"])
@@ -92,7 +92,8 @@ def match_facts(run_path, deal_index: int) -> dict:
     if rows.empty or d >= int(rows["deal_in_match"].max()) + 1:
         raise ValueError(f"deal {d} of match {m} is not in {run_path}")
     before = rows[rows["deal_in_match"] == d - 1].sort_values("side")["match_score"] if d else None
-    scores = [0, 0] if before is None else [int(x) for x in before]
+    n_sides = int(rows["side"].max()) + 1  # 2, or 3 at three solo players
+    scores = [0] * n_sides if before is None else [int(x) for x in before]
     return {"match_index": m, "deal_in_match": d, "scores": scores}
 
 
@@ -125,9 +126,25 @@ def strategy_label(text: str) -> str:
         return text
 
 
+def _solo(log) -> bool:
+    """A table of solo players (tranca-2p / tranca-3p): each seat is its own side."""
+    return not log.get("rules", {}).get("partnerships", True)
+
+
+def _side_of(log, seat) -> int:
+    return seat if _solo(log) else seat % 2
+
+
 def _who(log, seat) -> str:
-    side = seat % 2
+    side = _side_of(log, seat)
     return f"seat {seat} ({SIDES[side]}, {strategy_label(log['strategies'][side])})"
+
+
+def _sides_line(log) -> str:
+    names = [strategy_label(t) for t in log["strategies"]]
+    if _solo(log):
+        return " · ".join(f"{SIDES[i]} = {n} (seat {i})" for i, n in enumerate(names))
+    return f"A = {names[0]} (seats 0, 2) · B = {names[1]} (seats 1, 3)"
 
 
 def _pile_text(table) -> str:
@@ -143,24 +160,21 @@ def format_deal(log: dict) -> str:
     morto pickups), the final table and the score table with every part.  A side is named by
     its strategy and the parameters that differ from their defaults; a card drawn to replace a
     red 3 says so (``draws AC to replace the red 3 3D``)."""
-    a_name, b_name = (strategy_label(t) for t in log["strategies"])
     out = [
-        (
-            f"deal {log['deal_index']} · preset {log['preset']} · seed {log['master_seed']} · "
-            f"A = {a_name} (seats 0, 2) · B = {b_name} (seats 1, 3)"
-        ),
+        f"deal {log['deal_index']} · preset {log['preset']} · seed {log['master_seed']} · {_sides_line(log)}"
     ]
     mt = log.get("match")
     if mt:
         r = log.get("rules") or {}
         need = []
         frm = r.get("first_meld_from") or -(-int(r.get("match_target", 3000)) // 2)
-        for side, x in zip("AB", mt["scores"]):
+        for side, x in zip("ABC", mt["scores"]):
             if r.get("first_meld_min") and x >= frm:
                 need.append(f"{side} must lay {r['first_meld_min']} card points in its first meld")
         out.append(
             f"match {mt['match_index']}, deal {mt['deal_in_match']} of the match · match score before it: "
-            f"A {mt['scores'][0]}, B {mt['scores'][1]}" + (" · " + ", ".join(need) if need else "")
+            + ", ".join(f"{n} {x}" for n, x in zip("ABC", mt["scores"]))
+            + (" · " + ", ".join(need) if need else "")
         )
     owed: list[str] = []  # red 3s laid and not replaced yet, in the order they were laid
     shown = True
@@ -171,7 +185,7 @@ def format_deal(log: dict) -> str:
     for _, a, table in walk(log):
         act = a["act"]
         if act == "deal":
-            for s in range(4):
+            for s in range(table.players):
                 out.append(f"  dealt to {_who(log, s)}: {cards_text(_hand(table, s))}")
             continue
         if act in ("turn_up", "bury"):
@@ -197,8 +211,10 @@ def format_deal(log: dict) -> str:
             out.append(("    " if act != "end" else "") + text)
         if act == "end":
             for s, c in table.end_red3:
-                out.append(f"  {c} still held by seat {s} is laid in side {SIDES[s % 2]}'s red-3 area (E4)")
-            for sd in range(2):
+                out.append(
+                    f"  {c} still held by seat {s} is laid in side {SIDES[table.side(s)]}'s red-3 area (E4)"
+                )
+            for sd in range(table.n_sides):
                 vs = table.void_morto_seat(sd)
                 if vs is not None:
                     out.append(
@@ -229,7 +245,7 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
     replacement draw says so (``draws AC to replace the red 3 3D``; 000 Gameplay 5, E4).
     """
     act, seat = a["act"], a.get("seat")
-    side = SIDES[seat % 2] if seat is not None else ""
+    side = SIDES[_side_of(log, seat)] if seat is not None else ""
     if act == "red3":
         if owed is not None and table.stock:  # replaced from the stock at once; none when it is empty
             owed.append(a["card"])
@@ -246,7 +262,7 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
         kind = "run " if a.get("run") else ""
         return f"melds {kind}{' '.join(a['cards'])} as side {side} meld {a['meld']}"
     if act == "extend":
-        m = table.melds[seat % 2][a["meld"]]
+        m = table.melds[table.side(seat)][a["meld"]]
         at = f" ({a['end']} end)" if "end" in a else ""
         return f"adds {a['card']} to side {side} meld {a['meld']}{at} -> {meld_text(m)}"
     if act == "replace_wild":
@@ -287,7 +303,7 @@ def meld_text(meld) -> str:
 
 def _final_table(log, table) -> list[str]:
     out = ["final table"]
-    for side in range(2):
+    for side in range(table.n_sides):
         melds = table.melds[side]
         red3 = " ".join(table.red3[side]) or "-"
         name = strategy_label(log["strategies"][side])
@@ -296,13 +312,14 @@ def _final_table(log, table) -> list[str]:
             tag = canasta_tag(m, table.r)
             tag = f"  {tag} ({'clean' if 'limpa' in tag else 'dirty'})" if tag else ""
             out.append(f"    meld {i}: {meld_text(m)}{tag}")
-        for seat in (side, side + 2):
+        for seat in table.seats_of[side]:
             out.append(f"    seat {seat} hand: {cards_text(_hand(table, seat))}")
     res = log["result"]
+    names = SIDES[: table.n_sides]
     out.append("")
-    out.append(f"  {'score':<18}{'A':>8}{'B':>8}")
+    out.append(f"  {'score':<18}" + "".join(f"{n:>8}" for n in names))
     for key, label in _PARTS:
-        out.append(f"  {label:<18}{res['A'][key]:>8}{res['B'][key]:>8}")
+        out.append(f"  {label:<18}" + "".join(f"{res[n][key]:>8}" for n in names))
     return out
 
 
@@ -385,11 +402,12 @@ def score_so_far(table) -> dict:
     Returns
     -------
     dict
-        ``{"A": parts, "B": parts}``, parts as :func:`~tranca_sim.referee.score_side` returns.
+        ``{"A": parts, "B": parts}`` (and ``"C"`` at a three-player table), parts as
+        :func:`~tranca_sim.referee.score_side` returns.
     """
     out = {}
-    for side in range(2):
-        held = [c for seat in (side, side + 2) for c in _hand(table, seat)]
+    for side in range(table.n_sides):
+        held = [c for seat in table.seats_of[side] for c in _hand(table, seat)]
         red3 = [c for c in held if table.r.threes_special and c in ("3D", "3H")]
         hand = [c for c in held if c not in red3]
         out[SIDES[side]] = score_side(
@@ -423,13 +441,14 @@ def _score_html(log: dict, table, turn: int, ended: bool) -> str:
         tag = "th" if key == "score" else "td"
         rows.append(
             f"<tr><{tag} style='text-align:left'>{html.escape(label)}</{tag}>"
-            + "".join(f"<{tag}>{int(res[s][key])}</{tag}>" for s in SIDES)
+            + "".join(f"<{tag}>{int(res[s][key])}</{tag}>" for s in SIDES[: len(names)])
             + "</tr>"
         )
+    head = "".join(f"<th>side {SIDES[i]} ({n})</th>" for i, n in enumerate(names))
     return (
         "<div><table class='score' style='border-collapse:collapse;font-family:sans-serif;font-size:14px'>"
         f"<caption style='text-align:left;font-weight:bold;padding-bottom:4px'>{html.escape(caption)}</caption>"
-        f"<tr><th></th><th>side A ({names[0]})</th><th>side B ({names[1]})</th></tr>"
+        f"<tr><th></th>{head}</tr>"
         + "".join(rows)
         + f"</table><p style='font-size:12px;color:#555;max-width:360px'>{html.escape(note)}</p></div>"
     )
@@ -455,14 +474,14 @@ def table_html(log: dict, turn: int) -> str:
         raise ValueError(f"turn {turn} is not in deal {log['deal_index']} (turns 0..{n_turns - 1})")
     t, caption, player, acts, ended = _walk_to(log, turn)
     body, y, longest = [], 10, 20
-    for seat in range(4):
+    for seat in range(t.players):
         hand = sorted(_hand(t, seat), key=_key)
         longest = max(longest, len(hand))
-        label = f"seat {seat} ({SIDES[seat % 2]}) hand" + (" ◀" if seat == player else "")
+        label = f"seat {seat} ({SIDES[t.side(seat)]}) hand" + (" ◀" if seat == player else "")
         svg, h = _row(label, hand, y, bold=seat == player)
         body.append(svg)
         y += h
-    for side in range(2):
+    for side in range(t.n_sides):
         for i, m in enumerate(t.melds[side]):
             longest = max(longest, len(m.cards) + 3)
             svg, h = _row(
@@ -480,7 +499,8 @@ def table_html(log: dict, turn: int) -> str:
     svg, h = _row(f"pile ({len(t.pile)}), top last", t.pile[-12:], y)
     body.append(svg)
     y += h
-    info = f"stock {len(t.stock)} cards · mortos: A {t.morto_state[0]}, B {t.morto_state[1]}" + (
+    mortos = ", ".join(f"{SIDES[i]} {st}" for i, st in enumerate(t.morto_state))
+    info = f"stock {len(t.stock)} cards · mortos: {mortos}" + (
         f" · pile locked by {t.locked_by()}" if t.locked_by() else ""
     )
     body.append(f'<text x="8" y="{y + 16}" font-size="13" {_FONT}>{html.escape(info)}</text>')

@@ -68,6 +68,7 @@ R_FIRST_MELD_FROM = (
 )
 R_MATCH_TARGET = 43  # points that end a match (VARIANTS decision 15)
 R_MAX_MATCH_DEALS = 44  # engine safety net: a match still undecided after this many deals ends undecided
+R_N_SIDES = 47  # sides: 2 (four seats in two partnerships, or two solo players) or 3 (three solo players)
 R_VALUES = 48  # R_VALUES + kind -> card value in points
 R_LEN = R_VALUES + N_KINDS + 1
 
@@ -122,8 +123,8 @@ class Rules:
     """
 
     name: str = "tranca"
-    n_seats: int = 4  # 000 "Players": 4 in two partnerships opposite
-    partnerships: bool = True  # 000; False for tranca-2p/3p (solo players)
+    n_seats: int = 4  # 000 "Players": 4 in two partnerships opposite; 2 or 3 solo players (000 variations)
+    partnerships: bool = True  # 000; False for tranca-2p/3p (solo players, each with an own morto)
     hand_size: int = 11  # 000 Setup 3
     morto_size: int = 11  # 000 Setup 4
     n_jokers: int = 4  # 000 "Card Deck": 108 cards
@@ -176,10 +177,11 @@ class Rules:
         RulesError
             With one readable sentence naming the offending option.
         """
-        if self.n_seats != 4 or not self.partnerships:
+        if (self.n_seats, self.partnerships) not in ((4, True), (2, False), (3, False)):
             raise RulesError(
-                f"{self.name}: only 4 players in two partnerships are played by this engine version "
-                f"(got n_seats={self.n_seats}, partnerships={self.partnerships})"
+                f"{self.name}: the table is 4 players in two partnerships (n_seats=4, partnerships=true) "
+                f"or 2 or 3 solo players (n_seats=2 or 3, partnerships=false), "
+                f"got n_seats={self.n_seats}, partnerships={self.partnerships}"
             )
         if not self.meld_sets and not self.meld_runs:
             raise RulesError(
@@ -196,7 +198,7 @@ class Rules:
         if self.n_jokers not in (0, 4):
             raise RulesError(f"{self.name}: n_jokers must be 0 or 4, got {self.n_jokers}")
         pack = 104 + self.n_jokers
-        if self.n_seats * self.hand_size + 2 * self.morto_size + 2 > pack:
+        if self.n_seats * self.hand_size + self.n_sides * self.morto_size + 2 > pack:
             raise RulesError(f"{self.name}: hands and mortos need more than the {pack} cards of the pack")
         if not 0 <= self.max_wilds <= 3:
             raise RulesError(f"{self.name}: max_wilds must be 0..3, got {self.max_wilds}")
@@ -249,6 +251,15 @@ class Rules:
         return 0
 
     @property
+    def n_sides(self) -> int:
+        """Sides scoring apart: 2 partnerships of 2, or one per solo player (2 or 3)."""
+        return self.n_seats // 2 if self.partnerships else self.n_seats
+
+    def side_of(self, seat: int) -> int:
+        """The side of ``seat``: seats 0 and 2 are side A in partnerships, a solo player is its own side."""
+        return seat % self.n_sides
+
+    @property
     def pack_size(self) -> int:
         return 104 + self.n_jokers
 
@@ -263,6 +274,7 @@ class Rules:
         a = np.zeros(R_LEN, dtype=np.int64)
         a[R_N_SEATS] = self.n_seats
         a[R_N_PARTNERS] = 2 if self.partnerships else 1
+        a[R_N_SIDES] = self.n_sides
         a[R_HAND_SIZE] = self.hand_size
         a[R_MORTO_SIZE] = self.morto_size
         a[R_N_JOKERS] = self.n_jokers
@@ -355,6 +367,29 @@ PRESETS: dict[str, Rules] = {
             "player may throw back the first card drawn and draw again."
         ),
     ),
+    "tranca-2p": dataclasses.replace(
+        TRANCA,
+        name="tranca-2p",
+        n_seats=2,
+        partnerships=False,
+        description=(
+            "Two-handed Tranca (000 Common Variations): two solo players, each with an own 11-card morto; "
+            "hand of 11 (hand_size=9 or 10 for the shrunk hands the seed mentions)."
+        ),
+    ),
+    "tranca-3p": dataclasses.replace(
+        TRANCA,
+        name="tranca-3p",
+        n_seats=3,
+        partnerships=False,
+        clean_bonus=100,
+        dirty_bonus=50,
+        match_target=1500,
+        description=(
+            "Three-player Tranca (000 Common Variations): three solo players, each with an own morto; "
+            "canasta bonuses (clean 100, dirty 50) and match target (1500) halved."
+        ),
+    ),
 }
 
 #: each preset's source: the seed file and the VARIANTS.md items that settle it (docs/rules.md section 4);
@@ -369,8 +404,8 @@ PRESET_SOURCES: dict[str, str] = {
     "tranca-br": "002_8e477453f063f1ab.txt; VARIANTS Presets, 8, 9, 10, 13, 14",
     "buraco": "004_083ae37bb3863d19.txt; VARIANTS Presets, 4, 13, 14",
     "buraco-fechado": "004_083ae37bb3863d19.txt Common variations 'Closed buraco'; VARIANTS Presets, 4",
-    "tranca-2p": "000_95ec226e9cdd732e.txt Common Variations 'Two-handed Tranca'; VARIANTS Presets",
-    "tranca-3p": "000_95ec226e9cdd732e.txt Common Variations 'Three-player Tranca'; VARIANTS Presets",
+    "tranca-2p": "000_95ec226e9cdd732e.txt Players, Common Variations 'Two-handed Tranca'; VARIANTS Presets",
+    "tranca-3p": "000_95ec226e9cdd732e.txt Players, Common Variations 'Three-player Tranca'; VARIANTS Presets",
 }
 
 
@@ -443,10 +478,7 @@ PRESETS["tranca-br"] = dataclasses.replace(
 )
 
 #: presets of VARIANTS.md that later engine versions will play
-PLANNED_PRESETS = (
-    "tranca-2p",
-    "tranca-3p",
-)
+PLANNED_PRESETS: tuple[str, ...] = ()
 
 
 def get_preset(name: str) -> Rules:

@@ -282,6 +282,7 @@ def run_simulation(
     resume: bool = False,
     warn=None,
     matches: int | None = None,
+    side_c: str | None = None,
 ) -> dict:
     """Simulate ``deals`` deals and write them to a run file or a dataset directory.
 
@@ -295,12 +296,16 @@ def run_simulation(
     preset : str
         Rule preset name (``tranca-sim presets``).
     deals : int
-        Number of deals, 1 .. :data:`MAX_DEALS` (10**12); the file gets ``2 * deals`` rows.
+        Number of deals, 1 .. :data:`MAX_DEALS` (10**12); the file gets ``n_sides * deals`` rows
+        (2 a deal, 3 in ``tranca-3p``).
     seed : int
         Master seed, 0 .. 2**63 - 1; ``(seed, deal_index)`` fixes a deal.
     side_a, side_b : str
         Strategy specs, e.g. ``"basic"``, ``"basic:wild_reserve=1"`` or a
         user's file ``"my_strats.py:greedy:min_meld=2"`` (docs/strategies.md).
+    side_c : str, optional
+        The third player's strategy at a three-player table (``tranca-3p``);
+        default: side B's.  Refused for a rule set with two sides.
     out : str or os.PathLike
         Output Parquet file, or a dataset directory (:mod:`tranca_sim.dataset`: one file per
         chunk and ``manifest.json``) when ``dataset`` is true, ``resume`` is given, or ``out``
@@ -424,7 +429,15 @@ def run_simulation(
 
     from strategies import check_rules, resolve
 
+    if side_c is not None and rules.n_sides != 3:
+        raise RunOptionError(
+            f"side_c: {rules.name} has {rules.n_sides} sides; a third strategy is for a three-player table "
+            "(tranca-3p)"
+        )
     specs = (resolve(side_a, preset=preset), resolve(side_b, preset=preset))
+    if rules.n_sides == 3:
+        specs += (resolve(side_c, preset=preset) if side_c is not None else specs[1],)
+    ns = len(specs)
     check_rules(specs, rules)
     if resume and not dataset and not _ds.wants_dataset(out) and os.fspath(out).lower().endswith(".parquet"):
         raise RunOptionError(
@@ -463,7 +476,7 @@ def run_simulation(
         "master_seed": seed,
         "deals": deals,
         **({"matches": matches} if matches is not None else {}),
-        "strategies": [strategy_meta(label, spec) for label, spec in zip("AB", specs)],
+        "strategies": [strategy_meta(label, spec) for label, spec in zip("ABC", specs)],
         "version": _io.package_version(),
         "threads": n_threads,
         "chunk_size": chunk_size,
@@ -480,11 +493,11 @@ def run_simulation(
         writer = _ds.DatasetWriter(path, meta, force=force, resume=resume, warn=warn)
         meta = writer.meta
     diagnostics = {"invariant_errors": 0, "meld_full": 0}
-    illegal = [0, 0]
+    illegal = [0] * ns
     acc = RunningSummary(labels=[spec.label for spec in specs])
     from .lab.matches import MATCH_SUMMARY_COLUMNS, MatchSummary
 
-    macc = MatchSummary() if matches is not None else None
+    macc = MatchSummary(n_sides=ns) if matches is not None else None
     summary_keys = _SUMMARY_KEYS + (MATCH_SUMMARY_COLUMNS if matches is not None else ())
     n_deals = 0  # deals of the chunks, resumed ones included
     n_new_deals = 0  # deals simulated now
@@ -497,7 +510,7 @@ def run_simulation(
             s0,
             n,
             dataclasses.asdict(rules),
-            (specs[0].portable_text, specs[1].portable_text),  # a user's file by its absolute path
+            tuple(sp.portable_text for sp in specs),  # a user's file by its absolute path
             seed,
             bool(check),
             None if pool is None else worker_threads,
@@ -529,10 +542,10 @@ def run_simulation(
             while i not in done and i not in waiting:
                 j, cols, note = next(results)
                 noted(note, 1)
-                diag = {k: int(np.asarray(cols[k])[::2].sum()) for k in diagnostics if k in cols}
+                diag = {k: int(np.asarray(cols[k])[::ns].sum()) for k in diagnostics if k in cols}
                 if "illegal_choices" in cols:  # per side
                     diag["illegal_choices"] = [
-                        int(np.asarray(cols["illegal_choices"])[s::2].sum()) for s in (0, 1)
+                        int(np.asarray(cols["illegal_choices"])[s::ns].sum()) for s in range(ns)
                     ]
                 if dataset:
                     count = tasks_by_index[j].count if matches is not None else None
@@ -543,7 +556,7 @@ def run_simulation(
             if i in waiting:
                 cols, diag = waiting.pop(i)
                 nonlocal n_new_deals
-                n_new_deals += len(np.asarray(cols["side"])) // 2
+                n_new_deals += len(np.asarray(cols["side"])) // ns
             else:  # written by an earlier, interrupted run
                 t = writer.read_columns(i, summary_keys)
                 cols = {c: t.column(c).to_numpy() for c in t.column_names}
@@ -552,10 +565,10 @@ def run_simulation(
             if macc is not None:
                 macc.update(cols)
             nonlocal n_deals
-            n_deals += len(np.asarray(cols["side"])) // 2
+            n_deals += len(np.asarray(cols["side"])) // ns
             for key in diagnostics:  # per-deal counters, repeated on both rows of a deal
                 diagnostics[key] += int(diag.get(key, 0))
-            for side, k in enumerate(diag.get("illegal_choices") or (0, 0)):
+            for side, k in enumerate(diag.get("illegal_choices") or (0,) * ns):
                 illegal[side] += int(k)
             yield cols
 

@@ -1,6 +1,8 @@
 """The outcome schema: one row per (deal, side).
 
-The kernel fills ``int32[n_deals, 2, OS_LEN]`` (per side) and
+A side is a partnership of two (``tranca`` and most presets: 2 sides) or a
+solo player (``tranca-2p``: 2 sides, ``tranca-3p``: 3 sides).  The kernel
+fills ``int32[n_deals, n_sides, OS_LEN]`` (per side) and
 ``int32[n_deals, OD_LEN]`` (per deal); :func:`tranca_sim.engine.simulate_chunk`
 turns them into the named columns below, and :mod:`tranca_sim.io` adds the
 run-level columns and writes Parquet.  ``docs/schema.md`` is generated from
@@ -30,7 +32,7 @@ OS_PILE_CARDS = 16
 OS_BLACK3_LOCKS = 17
 OS_WILD_LOCKS = 18
 OS_N_MELDS = 19
-OS_HAND0_WILDS = 20  # hand0 = seat `side`, hand1 = seat `side + 2` (the partner)
+OS_HAND0_WILDS = 20  # hand0 = seat `side`, hand1 = seat `side + 2` (the partner; -1 at a solo table)
 OS_HAND0_JOKERS = 21
 OS_HAND0_RED3 = 22
 OS_HAND0_BLACK3 = 23
@@ -64,10 +66,21 @@ COLUMNS: list[tuple[str, str, str]] = [
     ),
     ("master_seed", "int64", "master seed of the run"),
     ("deal_index", "int64", "index of the deal in the run; (master_seed, deal_index) fixes the deck"),
-    ("side", "int8", "0 = side A (seats 0 and 2), 1 = side B (seats 1 and 3)"),
+    (
+        "side",
+        "int8",
+        (
+            "0 = side A (seats 0 and 2), 1 = side B (seats 1 and 3); at a solo table (tranca-2p, tranca-3p) "
+            "the side is the player's seat, and tranca-3p has side 2 = C (three rows a deal)"
+        ),
+    ),
     ("strategy", "string", "strategy name playing this side"),
     ("strategy_params", "list<float64>", "the strategy's parameter row (names in docs/strategies.md)"),
-    ("first_seat", "int8", "seat that played the first turn (deal_index % 4: the deal rotates clockwise)"),
+    (
+        "first_seat",
+        "int8",
+        "seat that played the first turn (deal_index % n_seats, 4 in partnerships: the deal rotates clockwise)",
+    ),
     ("score", "int32", "points of the side in the deal = sum of the parts below"),
     ("melded_points", "int32", "card values of every card the side melded"),
     ("canastas_clean", "int16", "clean canastas (canasta limpa)"),
@@ -100,12 +113,13 @@ COLUMNS: list[tuple[str, str, str]] = [
         "hand_penalty",
         "int32",
         (
-            "minus the card values left in both partners' hands (<= 0), an unplayed indirect morto "
+            "minus the card values left in both partners' hands (the player's own at a solo table; <= 0), "
+            "an unplayed indirect morto "
             "included; never a red 3 (E4), never a void morto's cards (E5)"
         ),
     ),
     ("went_out", "bool", "a player of this side went out (bater)"),
-    ("won", "bool", "the side scored strictly more than the other side"),
+    ("won", "bool", "the side scored strictly more than every other side (one other, two in tranca-3p)"),
     (
         "morto_taken",
         "bool",
@@ -145,10 +159,10 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("hand0_jokers", "int8", "hand dealt to seat `side`: jokers"),
     ("hand0_red3", "int8", "hand dealt to seat `side`: red 3s"),
     ("hand0_black3", "int8", "hand dealt to seat `side`: black 3s"),
-    ("hand1_wilds", "int8", "hand dealt to the partner, seat `side + 2`: 2s and jokers"),
-    ("hand1_jokers", "int8", "hand dealt to the partner: jokers"),
-    ("hand1_red3", "int8", "hand dealt to the partner: red 3s"),
-    ("hand1_black3", "int8", "hand dealt to the partner: black 3s"),
+    ("hand1_wilds", "int8", "hand dealt to the partner, seat `side + 2`: 2s and jokers; -1 at a solo table"),
+    ("hand1_jokers", "int8", "hand dealt to the partner: jokers; -1 at a solo table"),
+    ("hand1_red3", "int8", "hand dealt to the partner: red 3s; -1 at a solo table"),
+    ("hand1_black3", "int8", "hand dealt to the partner: black 3s; -1 at a solo table"),
     ("end_reason", "string", "went_out (bater), stock_out (decision 14) or turn_limit (safety net)"),
     ("out_seat", "int8", "seat that went out; -1 if nobody did"),
     ("em_cima", "bool", "the deal ended by an em-cima going out (000 Scoring)"),

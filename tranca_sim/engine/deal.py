@@ -22,6 +22,8 @@ from ..rules import (
     R_MAX_TURNS,
     R_MELD_RUNS,
     R_MORTO_SIZE,
+    R_N_SEATS,
+    R_N_SIDES,
     R_STOCK_OUT,
     R_THREES_SPECIAL,
     R_TURN_UP,
@@ -36,6 +38,7 @@ from .melds import (
     is_wild,
     list_draw_actions,
     list_meld_actions,
+    side_of,
 )
 from .obs import (
     A_RUN_EXT,
@@ -109,8 +112,9 @@ _obs = _observe.player_obs
 def setup_deal(st, rp, deck, deck_n, first_seat):
     """Deal ``deck[:deck_n]`` (kinds, position 0 = top) into ``st``.
 
-    Hands one card at a time clockwise from ``first_seat`` (000 Setup 3, E2),
-    then side A's morto, side B's morto, the rest is the stock; the first
+    Hands one card at a time clockwise from ``first_seat`` (000 Setup 3, E2)
+    to the table's ``n_seats`` players, then side A's morto, side B's morto
+    (and side C's with three solo players), the rest is the stock; the first
     discard is turned up with wilds and red 3s buried mid-stock (000 Setup
     6-7, decision 13, E3).
     """
@@ -119,17 +123,19 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
         st.deck[i] = deck[i]
     st.sc[SC_DECK_N] = deck_n
     hs = rp[R_HAND_SIZE]
+    n_seats = rp[R_N_SEATS]
+    n_sides = rp[R_N_SIDES]
     p = 0
-    for j in range(4 * hs):
-        seat = (first_seat + j) % 4
+    for j in range(n_seats * hs):
+        seat = (first_seat + j) % n_seats
         st.hand[seat, st.deck[p]] += 1
         p += 1
-    for side in range(2):
+    for side in range(n_sides):
         st.ss[side, SS_MORTO_AT] = p  # its cards stay at deck[p:p + morto_size] in deal order (E22)
         for j in range(rp[R_MORTO_SIZE]):
             st.morto[side, st.deck[p]] += 1
             p += 1
-    for seat in range(4):
+    for seat in range(n_seats):
         h = st.hand[seat]
         st.se[seat, SE_HAND_N] = hs
         st.se[seat, SE_INIT_JOKERS] = h[52]
@@ -160,7 +166,7 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
     st.sc[SC_SEAT] = first_seat
     st.sc[SC_FIRST_SEAT] = first_seat
     st.sc[SC_OUT_SEAT] = -1
-    for side in range(2):
+    for side in range(n_sides):
         st.ss[side, SS_MORTO_TURN] = -1
         st.ss[side, SS_MORTO_SEAT] = -1
         st.ss[side, SS_INDIRECT_SEAT] = -1
@@ -196,9 +202,9 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
 
     ``scr`` (a State) and ``acts2`` (``int32[512]``) are scratch space for the minimum first meld
     (004, E25: :mod:`tranca_sim.engine.opening`), used only while the side's minimum is pending."""
-    side = seat & 1
-    if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
-        st.ss[seat & 1, SS_INDIRECT_SEAT] = -1  # the indirectly taken morto is now in play
+    side = side_of(rp, seat)
+    if st.ss[side, SS_INDIRECT_SEAT] == seat:
+        st.ss[side, SS_INDIRECT_SEAT] = -1  # the indirectly taken morto is now in play
     st.sc[SC_NO_DISCARD] = 0
     log_event(st, EV_TURN, seat, 0, 0)
     place_red3s(st, rp, seat)
@@ -266,12 +272,12 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
         st.sc[SC_ERRORS] += 1  # E25: a first meld short of the minimum (the listing should prevent it)
     if st.se[seat, SE_HAND_N] == 0:
         # a morto taken directly that held only red 3s, with no stock left to replace them
-        if can_go_out(st, rp, seat & 1):
+        if can_go_out(st, rp, side):
             go_out(st, rp, seat)
         else:
             st.sc[SC_OVER] = END_STOCK_OUT
         return
-    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, seat & 1):
+    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, side):
         # E8: one card, may not empty the hand, nothing to draw: the player cannot play
         if check and st.sc[SC_STOCK_PTR] < st.sc[SC_DECK_N]:
             st.sc[SC_ERRORS] += 1
@@ -294,12 +300,14 @@ def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts
     """Play the dealt position in ``st`` to its end.
 
     ``sids`` ``int64[4]`` strategy id per seat, ``prm`` ``float64[4, N_PARAMS]``,
-    ``rngs`` ``uint64[4, 4]`` per-seat strategy streams, ``scr``/``acts2`` scratch space
-    (:func:`play_turn`).  Afterwards
+    ``rngs`` ``uint64[4, 4]`` per-seat strategy streams (rows past the table's
+    ``n_seats`` unused), ``scr``/``acts2`` scratch space (:func:`play_turn`).  Turns go
+    clockwise round the ``n_seats`` players.  Afterwards
     ``st.sc[SC_OVER]`` holds the END_* reason and every red 3 still held has been laid
     in its side's area (E4; not a logged action: the end of the deal implies it).
     """
     max_turns = rp[R_MAX_TURNS]
+    n_seats = rp[R_N_SEATS]
     while st.sc[SC_OVER] == 0:
         if st.sc[SC_TURN] >= max_turns:
             st.sc[SC_OVER] = END_TURN_LIMIT
@@ -309,7 +317,7 @@ def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts
         st.se[seat, SE_MELDED] |= st.se[seat, SE_MELDED_NOW]
         st.se[seat, SE_MELDED_NOW] = 0
         st.sc[SC_TURN] += 1
-        st.sc[SC_SEAT] = (seat + 1) % 4
+        st.sc[SC_SEAT] = (seat + 1) % n_seats
     lay_red3s_at_end(st, rp)  # E4: red 3s still held are laid now (a seat that never played)
     _check(st, rp, pack, check)
     log_event(st, EV_END, -1, st.sc[SC_OVER], st.sc[SC_OUT_SEAT])

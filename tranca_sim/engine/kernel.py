@@ -17,7 +17,7 @@ from numba import njit, prange
 from strategies import N_PARAMS, StrategySpec, check_rules, resolve
 
 from .. import schema as S
-from ..rules import R_FIRST_MELD_FROM, R_FIRST_MELD_MIN, R_N_JOKERS, Rules
+from ..rules import R_FIRST_MELD_FROM, R_FIRST_MELD_MIN, R_N_JOKERS, R_N_SEATS, R_N_SIDES, Rules
 from .cards import N_KINDS, parse
 from .deal import play_deal, setup_deal
 from .obs import PUB_LEN
@@ -85,9 +85,13 @@ def shuffle_deck(rng, pack_n, deck):
 
 @njit(cache=True, _nrt=False)
 def record(st, rp, out_side, out_deal):
-    """Score the finished deal in ``st`` and fill one output row of each kind."""
+    """Score the finished deal in ``st`` and fill the output rows: ``out_side`` one per side
+    (``int32[n_sides, OS_LEN]``), ``out_deal`` the deal's.  A solo player's side has no
+    partner: its ``hand1`` facts are -1."""
     score_deal(st, rp, out_side)
-    for side in range(2):
+    n_sides = rp[R_N_SIDES]
+    partners = rp[R_N_SEATS] // n_sides
+    for side in range(n_sides):
         o = out_side[side]
         o[S.OS_MORTO_TAKEN] = (
             1 if st.ss[side, SS_MORTO] == MS_DIRECT or st.ss[side, SS_MORTO] == MS_INDIRECT else 0
@@ -101,14 +105,20 @@ def record(st, rp, out_side, out_deal):
         o[S.OS_BLACK3_LOCKS] = st.ss[side, SS_B3_LOCKS]
         o[S.OS_WILD_LOCKS] = st.ss[side, SS_WILD_LOCKS]
         o[S.OS_N_MELDS] = st.ss[side, SS_N_MELDS]
+        illegal = 0
         for j in range(2):
-            seat = side + 2 * j
             base = S.OS_HAND0_WILDS + 4 * j
+            if j >= partners:
+                for q in range(4):
+                    o[base + q] = -1
+                continue
+            seat = side + n_sides * j
             o[base] = st.se[seat, SE_INIT_WILDS]
             o[base + 1] = st.se[seat, SE_INIT_JOKERS]
             o[base + 2] = st.se[seat, SE_INIT_RED3]
             o[base + 3] = st.se[seat, SE_INIT_BLACK3]
-        o[S.OS_ILLEGAL] = st.se[side, SE_ILLEGAL] + st.se[side + 2, SE_ILLEGAL]
+            illegal += st.se[seat, SE_ILLEGAL]
+        o[S.OS_ILLEGAL] = illegal
     out_deal[S.OD_FIRST_SEAT] = st.sc[SC_FIRST_SEAT]
     out_deal[S.OD_END_REASON] = st.sc[SC_OVER]
     out_deal[S.OD_OUT_SEAT] = st.sc[SC_OUT_SEAT]
@@ -138,7 +148,7 @@ def _play_one(
     st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check, scr, acts2,
     mscore, deal_in_match,
 ):  # fmt: skip
-    for seat in range(4):
+    for seat in range(rp[R_N_SEATS]):
         seed_stream(rngs[seat], master_seed, d, STREAM_SEAT0 + seat)
     setup_deal(st, rp, deck, deck.shape[0], first_seat)
     set_match_facts(st, rp, mscore, deal_in_match)
@@ -148,17 +158,19 @@ def _play_one(
 @njit(parallel=True, cache=True)
 def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_deal):
     pack_n = 104 + rp[R_N_JOKERS]
+    n_seats = rp[R_N_SEATS]
+    n_sides = rp[R_N_SIDES]
     n_blocks = (count + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
-        st = new_state_nb(1)
+        st = new_state_nb(1, n_sides)
         deck = np.zeros(pack_n, np.int16)
         srng = np.zeros(4, np.uint64)
         rngs = np.zeros((4, 4), np.uint64)
         acts = np.zeros(512, np.int32)
         pub = np.zeros(PUB_LEN, np.int32)
-        hidden = np.zeros((2, N_KINDS), np.int16)
+        hidden = np.zeros((n_sides, N_KINDS), np.int16)
         pack = _pack_counts(rp)
-        scr = new_state_nb(1)
+        scr = new_state_nb(1, n_sides)
         acts2 = np.zeros(512, np.int32)
         mscore = np.zeros(st.ss.shape[0], np.int64)
         for i in range(b * BLOCK, min(count, (b + 1) * BLOCK)):
@@ -166,7 +178,7 @@ def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_
             seed_stream(srng, master_seed, d, STREAM_SHUFFLE)
             shuffle_deck(srng, pack_n, deck)
             _play_one(
-                st, rp, sids, prm, master_seed, d, deck, d % 4, rngs, acts, pub, hidden, pack, check, scr, acts2,
+                st, rp, sids, prm, master_seed, d, deck, d % n_seats, rngs, acts, pub, hidden, pack, check, scr, acts2,
                 mscore, 0,
             )  # fmt: skip
             record(st, rp, out_side[i], out_deal[i])
@@ -179,9 +191,9 @@ def _play_stacked_nb(
     rngs = np.zeros((4, 4), np.uint64)
     acts = np.zeros(512, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
-    hidden = np.zeros((2, N_KINDS), np.int16)
+    hidden = np.zeros((rp[R_N_SIDES], N_KINDS), np.int16)
     pack = _pack_counts(rp)
-    scr = new_state_nb(1)
+    scr = new_state_nb(1, rp[R_N_SIDES])
     acts2 = np.zeros(512, np.int32)
     _play_one(
         st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check, scr, acts2,
@@ -193,12 +205,12 @@ def _play_stacked_nb(
 @njit(cache=True)
 def _play_position_nb(st, rp, sids, prm, master_seed, d, check, pack, out_side, out_deal):
     rngs = np.zeros((4, 4), np.uint64)
-    for seat in range(4):
+    for seat in range(rp[R_N_SEATS]):
         seed_stream(rngs[seat], master_seed, d, STREAM_SEAT0 + seat)
     acts = np.zeros(512, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
-    hidden = np.zeros((2, N_KINDS), np.int16)
-    scr = new_state_nb(1)
+    hidden = np.zeros((rp[R_N_SIDES], N_KINDS), np.int16)
+    scr = new_state_nb(1, rp[R_N_SIDES])
     acts2 = np.zeros(512, np.int32)
     play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2)
     record(st, rp, out_side, out_deal)
@@ -217,20 +229,25 @@ def _deal_deck_nb(rp, master_seed, d):
 # ---- Python side -------------------------------------------------------------------
 
 
-def _seat_arrays(
-    strategies, preset: str | None = None, rules=None
-) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
+def _seat_arrays(strategies, rules: Rules) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
+    """Strategy id and parameter row per seat (``int64[4]``, ``float64[4, N_PARAMS]``) from one
+    strategy per side (``rules.n_sides``: 2, or 3 in tranca-3p); rows past the table's seats are
+    unused.  A single name or spec plays every side; with three sides, two strategies mean that
+    side C plays side B's (as the CLI's ``--side-c`` default)."""
+    n_sides = rules.n_sides
     if isinstance(strategies, (str, StrategySpec)):
-        strategies = (strategies, strategies)
-    specs = [resolve(s, preset=preset) for s in strategies]  # preset: defaults of `tuned`
-    if len(specs) != 2:
-        raise ValueError(f"give one strategy per side (2), got {len(specs)}")
-    if rules is not None:
-        check_rules(specs, rules)
-    sids = np.array([specs[s & 1].sid for s in range(4)], dtype=np.int64)
+        strategies = (strategies,) * n_sides
+    specs = [resolve(s, preset=rules.name) for s in strategies]  # preset: defaults of `tuned`
+    if n_sides == 3 and len(specs) == 2:
+        specs.append(specs[1])
+    if len(specs) != n_sides:
+        raise ValueError(f"give one strategy per side ({n_sides} for {rules.name}), got {len(specs)}")
+    check_rules(specs, rules)
+    sids = np.zeros(4, dtype=np.int64)
     prm = np.zeros((4, N_PARAMS), dtype=np.float64)
-    for s in range(4):
-        prm[s] = specs[s & 1].params
+    for s in range(rules.n_seats):
+        sids[s] = specs[rules.side_of(s)].sid
+        prm[s] = specs[rules.side_of(s)].params
     return sids, prm, specs
 
 
@@ -241,23 +258,30 @@ def _check_seed(master_seed: int) -> int:
 
 
 def columns_from_outputs(out_side: np.ndarray, out_deal: np.ndarray, start: int) -> dict[str, np.ndarray]:
-    """Named columns (length ``2 * n_deals``, deal-major) from the kernel outputs
-    ``out_side int32[n_deals, 2, OS_LEN]`` and ``out_deal int32[n_deals, OD_LEN]``."""
-    n = out_side.shape[0]
-    flat = out_side.reshape(2 * n, S.OS_LEN)
+    """Named columns (length ``n_sides * n_deals``, deal-major) from the kernel outputs
+    ``out_side int32[n_deals, n_sides, OS_LEN]`` (2 sides, or 3 in tranca-3p) and
+    ``out_deal int32[n_deals, OD_LEN]``.  ``won``: the side scored strictly more than every
+    other side."""
+    n, ns = out_side.shape[0], out_side.shape[1]
+    flat = out_side.reshape(ns * n, S.OS_LEN)
     cols: dict[str, np.ndarray] = {
-        "deal_index": np.repeat(np.arange(start, start + n, dtype=np.int64), 2),
-        "side": np.tile(np.array([0, 1], dtype=np.int8), n),
+        "deal_index": np.repeat(np.arange(start, start + n, dtype=np.int64), ns),
+        "side": np.tile(np.arange(ns, dtype=np.int8), n),
     }
     for name, slot in S.SIDE_SLOTS.items():
         cols[name] = flat[:, slot].copy()
     score = out_side[:, :, S.OS_SCORE]
-    cols["won"] = np.stack([score[:, 0] > score[:, 1], score[:, 1] > score[:, 0]], axis=1).reshape(-1)
+    won = np.ones((n, ns), dtype=bool)
+    for a in range(ns):
+        for b in range(ns):
+            if a != b:
+                won[:, a] &= score[:, a] > score[:, b]
+    cols["won"] = won.reshape(-1)
     for name, slot in S.DEAL_SLOTS.items():
-        cols[name] = np.repeat(out_deal[:, slot], 2)
-    cols["end_reason"] = np.repeat(out_deal[:, S.OD_END_REASON].astype(np.int8), 2)
-    cols["invariant_errors"] = np.repeat(out_deal[:, S.OD_ERRORS], 2)
-    cols["meld_full"] = np.repeat(out_deal[:, S.OD_MELD_FULL], 2)
+        cols[name] = np.repeat(out_deal[:, slot], ns)
+    cols["end_reason"] = np.repeat(out_deal[:, S.OD_END_REASON].astype(np.int8), ns)
+    cols["invariant_errors"] = np.repeat(out_deal[:, S.OD_ERRORS], ns)
+    cols["meld_full"] = np.repeat(out_deal[:, S.OD_MELD_FULL], ns)
     cols["illegal_choices"] = flat[:, S.OS_ILLEGAL].copy()
     return cols
 
@@ -276,9 +300,11 @@ def simulate_chunk(
     ----------
     rules : Rules
         The rule set (validated here).
-    strategies : (side A, side B)
-        Strategy names/specs (``"basic"``, ``"basic:wild_reserve=1"``); side A
-        plays seats 0 and 2, side B seats 1 and 3.  One string = both sides.
+    strategies : (side A, side B) or (side A, side B, side C)
+        Strategy names/specs (``"basic"``, ``"basic:wild_reserve=1"``), one per
+        side (``rules.n_sides``); in partnerships side A plays seats 0 and 2,
+        side B seats 1 and 3; a solo player's side is its seat.  One string =
+        every side; two for three sides = side C plays side B's strategy.
     master_seed : int
         0 .. 2**63-1.
     start, count : int
@@ -289,8 +315,8 @@ def simulate_chunk(
 
     Returns
     -------
-    dict of numpy arrays, each of length ``2 * count`` (row ``2*i`` is side A
-    of deal ``start + i``, row ``2*i+1`` side B): the per-row columns of
+    dict of numpy arrays, each of length ``n_sides * count`` (row ``n_sides*i``
+    is side A of deal ``start + i``, the next row side B, then side C in tranca-3p): the per-row columns of
     :data:`tranca_sim.schema.COLUMNS` except the run-level ones (preset,
     master_seed, strategy, strategy_params, version), plus
     ``invariant_errors`` and ``meld_full`` (diagnostics, 0 in a sound run)
@@ -305,11 +331,11 @@ def simulate_chunk(
         For bad rules, strategies, seed, start or count.
     """
     rp = rules.to_array()
-    sids, prm, _ = _seat_arrays(strategies, rules.name, rules)
+    sids, prm, _ = _seat_arrays(strategies, rules)
     seed = _check_seed(master_seed)
     if int(count) < 1 or int(start) < 0:
         raise ValueError(f"need start >= 0 and count >= 1, got start={start}, count={count}")
-    out_side = np.zeros((count, 2, S.OS_LEN), dtype=np.int32)
+    out_side = np.zeros((count, rules.n_sides, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((count, S.OD_LEN), dtype=np.int32)
     _simulate_nb(
         rp, sids, prm, np.uint64(seed), np.int64(start), np.int64(count), bool(check), out_side, out_deal
@@ -360,7 +386,7 @@ def play_deck(
     deal and ``deal_in_match`` its number in the match: strategies see them, and they set each
     side's minimum first meld (E25, :func:`set_match_facts`).
 
-    Returns the final :data:`State` and the two output rows as columns
+    Returns the final :data:`State` and the output rows (one per side) as columns
     (see :func:`simulate_chunk`).  Used by the rule tests, and with ``log``
     (the action log recorded in ``State.log``) by :mod:`tranca_sim.engine.log`.
 
@@ -371,10 +397,10 @@ def play_deck(
     """
     rp = rules.to_array()
     arr = _as_deck(rules, deck)
-    sids, prm, _ = _seat_arrays(strategies, rules.name, rules)
-    st = new_state()
+    sids, prm, _ = _seat_arrays(strategies, rules)
+    st = new_state(rules.n_sides)
     st.sc[SC_LOG_ON] = 1 if log else 0
-    out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
+    out_side = np.zeros((1, rules.n_sides, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
     mscore = np.zeros(st.ss.shape[0], dtype=np.int64)
     if match_scores is not None:
@@ -397,16 +423,18 @@ def play_position(
     """Play on from a hand-made position ``st`` (modified in place) to the end of the deal.
 
     The invariant checks (``check``) compare with the cards the position
-    starts with, so a position need not hold the whole pack.  Returns the two
-    output rows as columns (see :func:`simulate_chunk`).
+    starts with, so a position need not hold the whole pack.  Returns the
+    output rows (one per side) as columns (see :func:`simulate_chunk`).
     """
     from .positions import counts
 
     rp = rules.to_array()
     pack = np.zeros((2, N_KINDS), dtype=np.int64)
     pack[0] = counts(st)
-    sids, prm, _ = _seat_arrays(strategies, rules.name, rules)
-    out_side = np.zeros((1, 2, S.OS_LEN), dtype=np.int32)
+    sids, prm, _ = _seat_arrays(strategies, rules)
+    if st.ss.shape[0] != rules.n_sides:
+        raise ValueError(f"the position has {st.ss.shape[0]} sides, {rules.name} plays {rules.n_sides}")
+    out_side = np.zeros((1, rules.n_sides, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((1, S.OD_LEN), dtype=np.int32)
     _play_position_nb(
         st, rp, sids, prm, np.uint64(_check_seed(master_seed)), np.int64(deal_index), bool(check), pack,

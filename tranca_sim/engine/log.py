@@ -51,7 +51,7 @@ from .state import (
 )
 
 FORMAT = "tranca-sim-log/1"
-SIDES = ("A", "B")
+SIDES = ("A", "B", "C")
 
 
 def decode(records: np.ndarray) -> list[dict]:
@@ -123,7 +123,7 @@ def decode(records: np.ndarray) -> list[dict]:
 
 def _result(cols: dict[str, np.ndarray]) -> dict:
     res = {}
-    for side in range(2):
+    for side in range(len(cols["score"])):
         res[SIDES[side]] = {p: int(cols[p][side]) for p in ("score",) + S.SCORE_PARTS}
     return res
 
@@ -142,19 +142,22 @@ def play_logged(
     By default the deck and first seat are those of deal ``deal_index`` of a
     run with ``master_seed`` (so the log is that deal); a stacked ``deck``
     (kinds or notations, top first) may be given instead.  ``match`` (a deal of a match run):
-    ``{"match_index": m, "deal_in_match": d, "scores": [A, B]}`` with the sides' match scores
-    before the deal; the deal then gets them (strategies see them, they set the minimum first
-    meld, E25), its first seat is ``(m + d) % 4`` and the log carries them as field ``match``.
+    ``{"match_index": m, "deal_in_match": d, "scores": [A, B]}`` (``[A, B, C]`` at three solo
+    players) with the sides' match scores before the deal; the deal then gets them (strategies
+    see them, they set the minimum first meld, E25), its first seat is ``(m + d) % n_seats`` and
+    the log carries them as field ``match``.
     """
     seed = _check_seed(master_seed)
     specs = [resolve(s) for s in strategies]
+    if rules.n_sides == 3 and len(specs) == 2:
+        specs.append(specs[1])  # side C plays side B's strategy, as in simulate_chunk
     kinds = deck_of(rules, seed, deal_index) if deck is None else [int(k) for k in _as_deck(rules, deck)]
     if first_seat is not None:
         first = int(first_seat)
     elif match is not None:
-        first = (int(match["match_index"]) + int(match["deal_in_match"])) % 4
+        first = (int(match["match_index"]) + int(match["deal_in_match"])) % rules.n_seats
     else:
-        first = deal_index % 4
+        first = deal_index % rules.n_seats
     scores = None if match is None else [int(x) for x in match["scores"]]
     dm = 0 if match is None else int(match["deal_in_match"])
     st, cols = play_deck(

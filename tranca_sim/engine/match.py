@@ -92,15 +92,15 @@ def _simulate_matches_nb(rp, sids, prm, master_seed, start, count, check, out_si
     n_seats = rp[R_N_SEATS]
     for i in prange(count):
         m = start + i
-        st = new_state_nb(1)
-        scr = new_state_nb(1)
+        st = new_state_nb(1, n_sides)
+        scr = new_state_nb(1, n_sides)
         deck = np.zeros(pack_n, np.int16)
         srng = np.zeros(4, np.uint64)
         rngs = np.zeros((4, 4), np.uint64)
         acts = np.zeros(512, np.int32)
         acts2 = np.zeros(512, np.int32)
         pub = np.zeros(PUB_LEN, np.int32)
-        hidden = np.zeros((2, N_KINDS), np.int16)
+        hidden = np.zeros((n_sides, N_KINDS), np.int16)
         pack = _pack_counts(rp)
         mscore = np.zeros(st.ss.shape[0], np.int64)
         winner = -1
@@ -153,14 +153,14 @@ def simulate_match_chunk(
         For bad rules, strategies, seed, start or count.
     """
     rp = rules.to_array()
-    sids, prm, _ = _seat_arrays(strategies)
+    sids, prm, _ = _seat_arrays(strategies, rules)
     seed = _check_seed(master_seed)
     if int(count) < 1 or int(start) < 0 or int(start) + int(count) > MAX_MATCHES:
         raise ValueError(
             f"need 0 <= start, count >= 1 and start + count <= {MAX_MATCHES}, got {start}, {count}"
         )
     cap = min(int(rules.max_match_deals), MATCH_STRIDE)
-    n_sides = 2 if rules.partnerships else rules.n_seats  # solo players: one side a seat
+    n_sides = rules.n_sides  # solo players: one side a seat
     parts = []
     for s0 in range(int(start), int(start) + int(count), SUB_BATCH):
         n = min(SUB_BATCH, int(start) + int(count) - s0)

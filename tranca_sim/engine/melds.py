@@ -22,6 +22,7 @@ from ..rules import (
     R_MELD_SETS,
     R_MIN_NATURALS,
     R_MORTO_STOCK_TAKEN,
+    R_N_SIDES,
     R_PILE_CLOSED,
     R_SEVERAL_PER_RANK,
     R_THREES_SPECIAL,
@@ -80,6 +81,13 @@ from .state import (
 
 TWO_KINDS = (1, 14, 27, 40)
 BLACK3_KINDS = (2, 41)
+
+
+@njit(cache=True, inline="always")
+def side_of(rp, seat):
+    """The side of ``seat``: in two partnerships seats 0 and 2 are side 0, 1 and 3 side 1
+    (000 Players); a solo player (tranca-2p / tranca-3p, 000 Common Variations) is its own side."""
+    return seat & 1 if rp[R_N_SIDES] == 2 else seat
 
 
 @njit(cache=True, inline="always")
@@ -232,7 +240,7 @@ def list_meld_actions(st, rp, seat, acts):
     black-3 set on the going-out turn.  Laying a longer meld is a new set
     followed by extensions in the same turn.
     """
-    side = seat & 1
+    side = side_of(rp, seat)
     hand = st.hand[seat]
     hn = st.se[seat, SE_HAND_N]
     maxw = rp[R_MAX_WILDS]
@@ -290,7 +298,7 @@ def list_draw_actions(st, rp, seat, acts):
     An open pile is taken while the stock has cards (E14: with the stock empty the deal ends).
     A closed pile is taken by melding its top card at once; a wild on top that does not lock
     (``lock_by_wild`` off) is melded as a wild onto a side meld or with two naturals (E15)."""
-    side = seat & 1
+    side = side_of(rp, seat)
     n = 0
     stock = st.sc[SC_STOCK_PTR] < st.sc[SC_DECK_N]
     if stock:
@@ -346,7 +354,7 @@ def _wild_top_captures(st, rp, seat, acts, n):
     side's sets below the wild limit, or a new set of that wild and two naturals of one rank
     from the hand (000 Gameplay 3, 7; decisions 2, 4).  Appends to ``acts[n:]``; returns the
     new count."""
-    side = seat & 1
+    side = side_of(rp, seat)
     maxw = rp[R_MAX_WILDS]
     if maxw < 1:
         return n
@@ -427,7 +435,7 @@ def open_meld(st, side, mtype, r):
 @njit(cache=True, _nrt=False)
 def apply_meld_action(st, rp, seat, a_type, x, y):
     """Lay the meld-phase action (type, x, y) for ``seat``.  Returns the meld row used."""
-    side = seat & 1
+    side = side_of(rp, seat)
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_NEW:
         m = open_meld(st, side, MT_SET, x)
@@ -469,7 +477,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
 def meld_top_card(st, rp, seat, a_type, y, x, t):
     """Meld the taken pile's top card ``t`` (kind) as the capture action requires; a wild top
     card (E15) is melded as a wild, in a new meld of rank ``x``."""
-    side = seat & 1
+    side = side_of(rp, seat)
     st.se[seat, SE_MELDED_NOW] = 1
     wild = is_wild(t)
     r = x if wild else rank_of(t)

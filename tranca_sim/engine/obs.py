@@ -6,12 +6,12 @@ engine builds an :data:`Obs` holding only what the player to move could see:
 - ``hand``  ``int16[N_KINDS]``: the player's own hand (counts by kind),
 - ``pub``   ``int32[PUB_LEN]``: public facts (``PUB_*`` indices below),
 - ``pile``  ``int16[108]``: the discard pile, bottom first (``pub[PUB_PILE_N]`` cards),
-- ``mh``, ``mc``: every meld on the table (both sides; header and card counts,
+- ``mh``, ``mc``: every meld on the table (every side, ``pub[PUB_N_SIDES]`` of them; header and card counts,
   see :mod:`tranca_sim.engine.state`): ``mh[side, m, MH_TYPE]`` is ``MT_SET``
   (rank in ``MH_RANK``), ``MT_RUN`` (suit in ``MH_SUIT``, positions
   ``MH_LO..MH_HI``, wild positions as bits of ``MH_WMASK``) or ``MT_BLACK3``,
 - ``taken`` ``int16[4, N_KINDS]``: cards each seat took from the pile so far,
-- ``morto`` ``int16[2, N_KINDS]``: the mortos when the preset deals them face
+- ``morto`` ``int16[n_sides, N_KINDS]``: the mortos when the preset deals them face
   up (``tranca-aberta``), zeros otherwise,
 - ``rp``    the rule vector (:mod:`tranca_sim.rules`).
 
@@ -56,7 +56,9 @@ PUB_DEAL_IN_MATCH = 32  # deal number in the match, 0-based (0 outside a match)
 PUB_MELD_MIN = 33  # card points the player's side must lay in its first meld(s) of this deal (E25), 0 none
 PUB_REDRAW_CARD = 34  # first_player_redraw (003): the card the player may throw back now, -1 if none
 PUB_REDRAWN = 35  # kind the first player threw back with the redraw this deal (bottom of the pile), -1
-# 36..39 are reserved for the facts of issue 8 (solo players, Buraco)
+PUB_N_SEATS = 36  # players at the table: 4 (two partnerships), 2 or 3 (solo players, tranca-2p / -3p)
+PUB_N_SIDES = 37  # sides: 2, or 3 with three solo players; a solo player's side is the player's seat
+# 38..39 are reserved for the facts of issue 8 (Buraco)
 PUB_LEN = 40
 
 # ---- action types -------------------------------------------------------------
@@ -127,6 +129,19 @@ def must_meld_on(obs):
         return False
     pts = side_melded_points(obs, obs.pub[PUB_SIDE])
     return 0 < pts < need
+
+
+@njit(cache=True, inline="always")
+def seat_side(obs, s):
+    """The side of seat ``s`` (``pub[PUB_N_SIDES]`` sides): seats 0 and 2 are side 0, 1 and 3
+    side 1 in partnerships; a solo player (tranca-2p / tranca-3p) is its own side."""
+    return s & 1 if obs.pub[PUB_N_SIDES] == 2 else s
+
+
+@njit(cache=True, inline="always")
+def next_seat(obs, s):
+    """The seat playing after seat ``s``: clockwise round the ``pub[PUB_N_SEATS]`` players."""
+    return (s + 1) % obs.pub[PUB_N_SEATS]
 
 
 @njit(cache=True, inline="always")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..rules import R_MORTOS_FACE_UP
-from .melds import can_empty, has_canasta, locked
+from ..rules import R_MORTOS_FACE_UP, R_N_SEATS, R_N_SIDES
+from .melds import can_empty, has_canasta, locked, side_of
 from .obs import (
     PUB_CAN_EMPTY,
     PUB_CANASTAS,
@@ -23,6 +23,8 @@ from .obs import (
     PUB_MELDED_NOW,
     PUB_MORTO,
     PUB_N_MELDS,
+    PUB_N_SEATS,
+    PUB_N_SIDES,
     PUB_NO_DISCARD,
     PUB_PILE_N,
     PUB_PILE_TOP,
@@ -56,7 +58,8 @@ from .turn import no_discard_kind
 @njit(cache=True, _nrt=False)
 def fill_pub(st, rp, seat, pub):
     """The public facts the player at ``seat`` sees (``PUB_*`` layout)."""
-    side = seat & 1
+    side = side_of(rp, seat)
+    n_sides = rp[R_N_SIDES]
     pn = st.sc[SC_PILE_N]
     pub[PUB_SEAT] = seat
     pub[PUB_SIDE] = side
@@ -72,9 +75,11 @@ def fill_pub(st, rp, seat, pub):
     pub[PUB_MELD_MIN] = st.ss[side, SS_MELD_MIN]
     pub[PUB_REDRAW_CARD] = -1
     pub[PUB_REDRAWN] = st.sc[SC_REDRAWN] - 1
+    pub[PUB_N_SEATS] = rp[R_N_SEATS]
+    pub[PUB_N_SIDES] = n_sides
     for s in range(4):
         pub[PUB_HAND_N + s] = st.se[s, SE_HAND_N]
-    for sd in range(2):
+    for sd in range(n_sides):
         pub[PUB_MORTO + sd] = st.ss[sd, SS_MORTO]
         pub[PUB_RED3 + sd] = st.ss[sd, SS_RED3]
         pub[PUB_MATCH_SCORE + sd] = st.ss[sd, SS_MATCH_SCORE]

@@ -25,7 +25,7 @@ from numba import njit
 
 from ..rules import R_MELD_RUNS, R_VALUES
 from .cards import N_KINDS
-from .melds import apply_meld_action, list_meld_actions
+from .melds import apply_meld_action, list_meld_actions, side_of
 from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_RUN, A_RUN_EXT, A_RUN_NEW, act_type, act_x, act_y
 from .runs import apply_run_action, list_run_actions
 from .state import MS_WAITING, SC_LOG_ON, SC_OVER, SC_PILE_N, SS_MELD_MIN, SS_MORTO, SS_N_MELDS
@@ -115,7 +115,7 @@ def completes(scr, rp, seat, acts2, need):
     """Lay the first listed meld action of ``seat`` in ``scr`` (a scratch copy, changed) again and
     again: True once the side's melded card points reach ``need``, False when nothing is left to
     lay or the deal ends first."""
-    side = seat & 1
+    side = side_of(rp, seat)
     while True:
         if side_points(scr, rp, side) >= need:
             return True
@@ -133,7 +133,7 @@ def completes(scr, rp, seat, acts2, need):
 def _reachable(st, rp, seat, extra):
     """Upper bound of the card points ``seat``'s side could have melded by the end of this turn:
     melded now + the hand + ``extra`` + a waiting morto (a direct pickup plays on)."""
-    side = seat & 1
+    side = side_of(rp, seat)
     pts = side_points(st, rp, side) + extra
     for k in range(N_KINDS):
         pts += st.hand[seat, k] * rp[R_VALUES + k]
@@ -148,7 +148,7 @@ def filter_melds(st, rp, seat, acts, n, scr, acts2):
     """Keep in ``acts[:n]`` only the meld actions after which the side's first meld can still
     reach its minimum this turn (:func:`completes`); returns the new count.  Call it only while
     :func:`opening_pending`."""
-    side = seat & 1
+    side = side_of(rp, seat)
     need = st.ss[side, SS_MELD_MIN]
     if _reachable(st, rp, seat, 0) < need:
         return 0
@@ -168,7 +168,7 @@ def filter_draws(st, rp, seat, acts, n, scr, acts2):
     """Keep in ``acts[:n]`` the draws that meld nothing (stock, an open pile) and the pile
     captures whose melded top card starts a first meld that can reach the side's minimum this
     turn; returns the new count.  Call it only while :func:`opening_pending`."""
-    side = seat & 1
+    side = side_of(rp, seat)
     need = st.ss[side, SS_MELD_MIN]
     pile_pts = 0
     for i in range(st.sc[SC_PILE_N]):

@@ -13,7 +13,6 @@ import numpy as np
 from ..rules import Rules
 from .cards import JOKER, N_KINDS, is_black_three, is_red_three, is_wild_kind, parse_many, rank_of
 from .state import (
-    MAX_SEATS,
     MAXM,
     MH_GREW,
     MH_HI,
@@ -69,8 +68,9 @@ def stack_deck(
 ) -> list[int]:
     """A full deck order (kinds, position 0 = top) that deals the given cards.
 
-    ``hands[seat]``: up to ``hand_size`` cards for that seat; ``mortos``:
-    (side A, side B) up to ``morto_size`` cards each; ``stock``: the top of the
+    ``hands[seat]``: up to ``hand_size`` cards for that seat (seats
+    ``0..rules.n_seats-1``); ``mortos``: (side A, side B[, side C]) up to
+    ``morto_size`` cards each (one morto per side, ``rules.n_sides``); ``stock``: the top of the
     stock after the deal, top first (its first card is the one turned up as
     the first discard).  Every unspecified place is filled from the rest of the
     pack in kind order (clubs A..K, diamonds, hearts, spades, jokers), so tests
@@ -86,6 +86,12 @@ def stack_deck(
     pool = Counter({k: 2 for k in range(52)})
     pool[JOKER] = rules.n_jokers
     hs, ms = rules.hand_size, rules.morto_size
+    n_seats, n_sides = rules.n_seats, rules.n_sides
+    bad = sorted(set(hands or {}) - set(range(n_seats)))
+    if bad:
+        raise ValueError(f"stack_deck: {rules.name} has seats 0..{n_seats - 1}, got hands for {bad}")
+    if mortos is not None and len(mortos) > n_sides:
+        raise ValueError(f"stack_deck: {rules.name} has {n_sides} mortos, got {len(mortos)}")
 
     def take(cards: list[int], where: str) -> list[int]:
         for k in cards:
@@ -94,7 +100,7 @@ def stack_deck(
             pool[k] -= 1
         return cards
 
-    hand_cards = {s: take(_cards((hands or {}).get(s)), f"hand {s}") for s in range(MAX_SEATS)}
+    hand_cards = {s: take(_cards((hands or {}).get(s)), f"hand {s}") for s in range(n_seats)}
     morto_cards = [take(_cards(m), f"morto {i}") for i, m in enumerate(mortos or (None, None))]
     stock_cards = take(_cards(stock), "stock")
     for s, c in hand_cards.items():
@@ -115,13 +121,15 @@ def stack_deck(
             pos += 1
         return out
 
-    full_hands = {s: fill(hand_cards[s], hs) for s in range(MAX_SEATS)}
-    full_mortos = [fill(morto_cards[i] if i < len(morto_cards) else [], ms) for i in range(2)]
-    deck = [0] * (MAX_SEATS * hs)
-    for j in range(MAX_SEATS * hs):
-        seat = (first_seat + j) % MAX_SEATS
-        deck[j] = full_hands[seat][j // MAX_SEATS]
-    deck += full_mortos[0] + full_mortos[1] + stock_cards + rest[pos:]
+    full_hands = {s: fill(hand_cards[s], hs) for s in range(n_seats)}
+    full_mortos = [fill(morto_cards[i] if i < len(morto_cards) else [], ms) for i in range(n_sides)]
+    deck = [0] * (n_seats * hs)
+    for j in range(n_seats * hs):
+        seat = (first_seat + j) % n_seats
+        deck[j] = full_hands[seat][j // n_seats]
+    for m in full_mortos:
+        deck += m
+    deck += stock_cards + rest[pos:]
     assert len(deck) == rules.pack_size
     return deck
 
@@ -146,7 +154,8 @@ def make_position(
     Parameters
     ----------
     hands : {seat: cards}
-        Each seat's hand (seats 0..3; side = seat % 2).
+        Each seat's hand (seats 0..n_seats-1; side = seat % 2 in partnerships,
+        the seat itself for solo players).
     melds : {side: [cards, ...]}
         Melds already on the table; each is checked for legality (a set of one
         rank with its wilds, or a pure black-3 set; where the rules meld runs, a
@@ -172,8 +181,11 @@ def make_position(
         For an illegal meld, a red 3 outside a red-3 area, an empty waiting
         morto or more copies of a card than the pack holds.
     """
-    st = new_state()
+    st = new_state(rules.n_sides)
     total = Counter()
+    bad = sorted(set(hands) - set(range(rules.n_seats)))
+    if bad:
+        raise ValueError(f"position: {rules.name} has seats 0..{rules.n_seats - 1}, got hands for {bad}")
     for s, cards in hands.items():
         for k in _cards(cards):
             if is_red_three(k) and rules.threes_special:
@@ -205,7 +217,7 @@ def make_position(
     mortos = mortos or {}
     taken_mortos = taken_mortos or {}
     at = len(sk)  # a waiting morto's cards follow the stock in ``deck``, in the order given (E22)
-    for side in range(2):
+    for side in range(rules.n_sides):
         st.ss[side, SS_MORTO_TURN] = -1
         st.ss[side, SS_MORTO_SEAT] = -1
         st.ss[side, SS_INDIRECT_SEAT] = -1
@@ -328,7 +340,7 @@ def counts(st: State) -> np.ndarray:
     """``int64[N_KINDS]``: every card of the position by kind (hands, waiting mortos, stock,
     pile, melds, red-3 areas)."""
     c = st.hand.sum(axis=0).astype(np.int64)
-    for side in range(2):
+    for side in range(st.ss.shape[0]):
         if st.ss[side, SS_MORTO] == MS_WAITING:
             c += st.morto[side]
         c += st.red3[side]

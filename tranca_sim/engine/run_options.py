@@ -25,7 +25,7 @@ from numba import njit
 
 from ..rules import R_MAX_WILDS, R_MIN_NATURALS, R_SEVERAL_RUNS, R_THREES_SPECIAL
 from .cards import JOKER
-from .melds import _empty_ok_after_ext, _keep_ok, can_empty, count_canastas
+from .melds import _empty_ok_after_ext, _keep_ok, can_empty, count_canastas, side_of
 from .obs import A_CAP_EXT, A_CAP_RUN, A_RUN_SWAP, END_LOW, act
 from .state import (
     EV_CARD,
@@ -81,7 +81,7 @@ def list_run_swaps(st, rp, seat, acts, n):
     """Append ``A_RUN_SWAP`` actions (``run_wild_moves``, E21) to ``acts[n:]``: x = run row, y =
     2 * p + end, the natural of the wild's position p laid there and the wild moved to the run's
     low (end 0) or high (end 1) end.  Returns the new count."""
-    side = seat & 1
+    side = side_of(rp, seat)
     hand = st.hand[seat]
     hn = st.se[seat, SE_HAND_N]
     lo_min = _min_pos(rp)
@@ -110,7 +110,7 @@ def list_run_swaps(st, rp, seat, acts, n):
 def apply_run_swap(st, rp, seat, m, y):
     """Lay the natural of position ``y // 2`` of run ``m`` in place of its wild, the wild moved to
     end ``y % 2`` (E21); logged as ``EV_RUN_SWAP``."""
-    side = seat & 1
+    side = side_of(rp, seat)
     st.se[seat, SE_MELDED_NOW] = 1
     p = y // 2
     end = y % 2
@@ -141,7 +141,7 @@ def list_wild_run_captures(st, rp, seat, acts, n, t):
     y = end), or in a new run of three with two naturals of the hand around the wild's place
     (``A_CAP_RUN``, x = suit * 16 + low, y = 1 + 2 * offset + j, j = 1 for a joker).  The caller
     checks that the pile is closed, not locked and ``t`` a wild."""
-    side = seat & 1
+    side = side_of(rp, seat)
     hand = st.hand[seat]
     lo_min = _min_pos(rp)
     after = st.se[seat, SE_HAND_N] + st.sc[SC_PILE_N] - 1
@@ -185,7 +185,7 @@ def wild_top_onto_run(st, rp, seat, a_type, x, y, t):
     """Meld the taken pile's top wild ``t`` into a run (E15 on runs): at end ``y`` of run ``x``
     (``A_CAP_EXT``) or in a new run ``x = suit * 16 + low`` with the wild at offset
     ``(y - 1) // 2`` and two naturals of the hand (``A_CAP_RUN``).  Returns the meld row."""
-    side = seat & 1
+    side = side_of(rp, seat)
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_CAP_EXT:
         m = x

@@ -60,6 +60,7 @@ from .melds import (
     locked,
     n_twos,
     open_meld,
+    side_of,
 )
 from .obs import (
     A_CAP_EXT,
@@ -144,7 +145,7 @@ def list_run_actions(st, rp, seat, acts, n):
     New runs of three cards (three naturals, or two naturals and a wild standing at the
     missing position), and one card (natural or wild) at either end of each of the side's runs.
     """
-    side = seat & 1
+    side = side_of(rp, seat)
     hand = st.hand[seat]
     hn = st.se[seat, SE_HAND_N]
     maxw = rp[R_MAX_WILDS]
@@ -229,7 +230,7 @@ def list_run_captures(st, rp, seat, acts, n):
     t = run_capture_top(st, rp)
     if t < 0:
         return n
-    side = seat & 1
+    side = side_of(rp, seat)
     hand = st.hand[seat]
     s = t // 13
     r = t % 13 + 1
@@ -367,7 +368,7 @@ def apply_run_action(st, rp, seat, a_type, x, y):
     """Lay the run action (type, x, y) for ``seat``; returns the meld row used."""
     if a_type == A_RUN_SWAP:
         return apply_run_swap(st, rp, seat, x, y)
-    side = seat & 1
+    side = side_of(rp, seat)
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_RUN_NEW:
         s = x // 16
@@ -408,7 +409,7 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
     top card (``lock_by_wild`` off) is melded as a wild (:func:`~.run_options.wild_top_onto_run`)."""
     if is_wild(t):
         return wild_top_onto_run(st, rp, seat, a_type, x, y, t)
-    side = seat & 1
+    side = side_of(rp, seat)
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_CAP_EXT:
         m = x

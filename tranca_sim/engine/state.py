@@ -21,6 +21,7 @@ from numba import njit
 from .cards import N_KINDS
 
 MAX_SEATS = 4
+MAX_SIDES = 3  # two partnerships, or 2 or 3 solo players (tranca-2p / tranca-3p)
 MAXM = 24  # meld rows per side; a deal that would need more is refused a new meld (counted)
 PACK_MAX = 108
 
@@ -131,14 +132,14 @@ State = namedtuple(
     [
         "deck",  # int16[PACK_MAX] kinds in deal order; stock = deck[sc[SC_STOCK_PTR]:sc[SC_DECK_N]]
         "hand",  # int16[MAX_SEATS, N_KINDS] counts
-        "morto",  # int16[2, N_KINDS] counts of each side's morto while waiting
+        "morto",  # int16[n_sides, N_KINDS] counts of each side's morto while waiting
         "pile",  # int16[PACK_MAX] kinds, bottom first; sc[SC_PILE_N] of them
-        "mh",  # int16[2, MAXM, MH_LEN] meld headers
-        "mc",  # int16[2, MAXM, N_KINDS] meld card counts
-        "red3",  # int16[2, N_KINDS] red 3s in each side's area (counts by kind)
+        "mh",  # int16[n_sides, MAXM, MH_LEN] meld headers
+        "mc",  # int16[n_sides, MAXM, N_KINDS] meld card counts
+        "red3",  # int16[n_sides, N_KINDS] red 3s in each side's area (counts by kind)
         "taken",  # int16[MAX_SEATS, N_KINDS] cards each seat took from the pile (public)
         "sc",  # int32[SC_LEN]
-        "ss",  # int32[2, SS_LEN]
+        "ss",  # int32[n_sides, SS_LEN]
         "se",  # int32[MAX_SEATS, SE_LEN]
         "log",  # int32[LOG_MAX] action log (see EV_*), used when sc[SC_LOG_ON] == 1
     ],
@@ -146,27 +147,30 @@ State = namedtuple(
 
 
 @njit(cache=True)
-def new_state_nb(log_max):
-    """Allocate one deal's arrays, zeroed, with room for ``log_max`` ints of action log."""
+def new_state_nb(log_max, n_sides):
+    """Allocate one deal's arrays, zeroed, with room for ``log_max`` ints of action log and
+    ``n_sides`` sides (2, or 3 solo players: rule vector ``R_N_SIDES``).  Seat arrays always
+    have ``MAX_SEATS`` rows (the seats past the table's stay empty)."""
     return State(
         np.zeros(PACK_MAX, np.int16),
         np.zeros((MAX_SEATS, N_KINDS), np.int16),
-        np.zeros((2, N_KINDS), np.int16),
+        np.zeros((n_sides, N_KINDS), np.int16),
         np.zeros(PACK_MAX, np.int16),
-        np.zeros((2, MAXM, MH_LEN), np.int16),
-        np.zeros((2, MAXM, N_KINDS), np.int16),
-        np.zeros((2, N_KINDS), np.int16),
+        np.zeros((n_sides, MAXM, MH_LEN), np.int16),
+        np.zeros((n_sides, MAXM, N_KINDS), np.int16),
+        np.zeros((n_sides, N_KINDS), np.int16),
         np.zeros((MAX_SEATS, N_KINDS), np.int16),
         np.zeros(SC_LEN, np.int32),
-        np.zeros((2, SS_LEN), np.int32),
+        np.zeros((n_sides, SS_LEN), np.int32),
         np.zeros((MAX_SEATS, SE_LEN), np.int32),
         np.zeros(log_max, np.int32),
     )
 
 
-def new_state() -> State:
-    """One deal's arrays allocated from Python (zeroed, full action log); see :func:`reset_state`."""
-    return new_state_nb.py_func(LOG_MAX)
+def new_state(n_sides: int = 2) -> State:
+    """One deal's arrays allocated from Python (zeroed, full action log) for ``n_sides`` sides
+    (``Rules.n_sides``: 2, or 3 in tranca-3p); see :func:`reset_state`."""
+    return new_state_nb.py_func(LOG_MAX, n_sides)
 
 
 @njit(cache=True)

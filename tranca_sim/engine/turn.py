@@ -22,6 +22,8 @@ from ..rules import (
     R_MORTO_PENALTY,
     R_MORTO_STOCK_SIDE,
     R_MORTO_STOCK_TAKEN,
+    R_N_SEATS,
+    R_N_SIDES,
     R_RED3_VALUE,
     R_REDISCARD,
     R_SPECIAL_CANASTAS,
@@ -46,7 +48,7 @@ from ..schema import (
     OS_WENT_OUT,
 )
 from .cards import N_KINDS
-from .melds import can_empty, is_black3, is_wild, locked, meld_top_card
+from .melds import can_empty, is_black3, is_wild, locked, meld_top_card, side_of
 from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_OPEN, A_CAP_RUN
 from .runs import run_errors, run_top_card
 from .state import (
@@ -128,9 +130,11 @@ def morto_to_stock(st, rp, seat):
         return True
     if rp[R_STOCK_OUT] != STOCK_OUT_MORTO:
         return False
-    first = (seat & 1) ^ rp[R_MORTO_STOCK_SIDE]
-    for i in range(2):
-        side = first ^ i
+    own = side_of(rp, seat)
+    ns = rp[R_N_SIDES]
+    for i in range(ns):
+        # own side first, then clockwise (0); or the others clockwise, own last (1)
+        side = (own + i + rp[R_MORTO_STOCK_SIDE]) % ns
         if st.ss[side, SS_MORTO] == MS_WAITING:
             n = 0
             for k in range(N_KINDS):
@@ -151,7 +155,7 @@ def place_red3s(st, rp, seat):
     (000 Gameplay 5, decision 7, E4).  Returns how many were placed."""
     if rp[R_THREES_SPECIAL] == 0:
         return 0
-    side = seat & 1
+    side = side_of(rp, seat)
     placed = 0
     while True:
         k = -1
@@ -203,7 +207,7 @@ def take_pile(st, rp, seat, a_type, x, y):
     """Take the whole discard pile; in a closed pile the top card is melded at once
     (000 Gameplay 3, decision 4, E10).  The card of a one-card open pile may not be discarded
     again in the same turn unless ``rediscard_one_card_pile`` (E13)."""
-    side = seat & 1
+    side = side_of(rp, seat)
     pn = st.sc[SC_PILE_N]
     rest = pn
     log_event(st, EV_TAKE_PILE, seat, st.pile[pn - 1], pn)
@@ -232,7 +236,7 @@ def take_morto(st, rp, seat, direct):
 
     Taken directly, its red 3s are laid and replaced at once; taken indirectly (by the
     discard), they stay with the morto until the taker's next turn (002 Cierre Indirecto)."""
-    side = seat & 1
+    side = side_of(rp, seat)
     log_event(st, EV_MORTO, seat, 1 if direct else 0, side)
     n = 0
     for k in range(N_KINDS):
@@ -266,7 +270,7 @@ def after_meld(st, rp, seat):
     Returns True if the deal is over."""
     if st.se[seat, SE_HAND_N] > 0:
         return False
-    side = seat & 1
+    side = side_of(rp, seat)
     if st.ss[side, SS_MORTO] == MS_WAITING:
         take_morto(st, rp, seat, True)
         return False
@@ -291,7 +295,7 @@ def legal_discard(st, rp, seat, k):
     one-card open pile (E13, :func:`no_discard_kind`).  Red 3s are never in hand."""
     if k < 0 or k >= N_KINDS or st.hand[seat, k] <= 0:
         return False
-    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, seat & 1):
+    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, side_of(rp, seat)):
         return False
     if k == no_discard_kind(st, seat):
         return False
@@ -302,7 +306,7 @@ def legal_discard(st, rp, seat, k):
 def discard(st, rp, seat, k):
     """Discard kind ``k`` on the pile; an empty hand then takes the morto (indirect) or goes out.
     Returns True if the deal is over."""
-    side = seat & 1
+    side = side_of(rp, seat)
     st.hand[seat, k] -= 1
     st.se[seat, SE_HAND_N] -= 1
     st.pile[st.sc[SC_PILE_N]] = k
@@ -339,7 +343,7 @@ def void_morto_seat(st, rp, side):
     3s are laid only at the next turn (E4), so nothing else came into it."""
     if rp[R_INDIRECT_VOID] == 0 or st.sc[SC_OVER] != END_WENT_OUT:
         return -1
-    if (st.sc[SC_OUT_SEAT] & 1) == side:
+    if side_of(rp, st.sc[SC_OUT_SEAT]) == side:
         return -1
     return st.ss[side, SS_INDIRECT_SEAT]
 
@@ -353,8 +357,8 @@ def lay_red3s_at_end(st, rp):
     if rp[R_THREES_SPECIAL] == 0:
         return 0
     n = 0
-    for seat in range(4):
-        side = seat & 1
+    for seat in range(rp[R_N_SEATS]):
+        side = side_of(rp, seat)
         if seat == void_morto_seat(st, rp, side):
             continue
         for k in (15, 28):
@@ -384,7 +388,8 @@ def special_bonus(rp, lo, hi):
 
 @njit(cache=True, _nrt=False)
 def score_deal(st, rp, out):
-    """Score both sides into ``out`` (``int32[2, OS_LEN]``), 000 Scoring and decisions 11, 12.
+    """Score every side into ``out`` (``int32[n_sides, OS_LEN]``), 000 Scoring and decisions 11, 12.
+    A side is a partnership (both partners' hands count) or a solo player (tranca-2p / -3p).
 
     score = melded card points + canasta bonuses + red 3s + going-out bonus
             + morto penalty + hand penalty.
@@ -394,7 +399,9 @@ def score_deal(st, rp, out):
     cs = rp[R_CANASTA_SIZE]
     over = st.sc[SC_OVER]
     out_seat = st.sc[SC_OUT_SEAT]
-    for side in range(2):
+    n_seats = rp[R_N_SEATS]
+    n_sides = rp[R_N_SIDES]
+    for side in range(n_sides):
         melded = 0
         clean = 0
         dirty = 0
@@ -412,7 +419,7 @@ def score_deal(st, rp, out):
         red3 = st.ss[side, SS_RED3]
         red3_pts = red3 * rp[R_RED3_VALUE] * (1 if clean + dirty > 0 else -1)
         bonus = clean * rp[R_CLEAN_BONUS] + dirty * rp[R_DIRTY_BONUS] + special
-        went_out = over == END_WENT_OUT and (out_seat & 1) == side
+        went_out = over == END_WENT_OUT and side_of(rp, out_seat) == side
         go_bonus = 0
         if went_out:
             go_bonus = rp[R_EM_CIMA_BONUS] if st.sc[SC_EM_CIMA] != 0 else rp[R_GO_OUT_BONUS]
@@ -422,7 +429,7 @@ def score_deal(st, rp, out):
         if ms == MS_WAITING or void_seat >= 0 or (ms == MS_STOCK and rp[R_MORTO_STOCK_TAKEN] == 0):
             morto_pen = -rp[R_MORTO_PENALTY]
         hand_pen = 0
-        for seat in range(side, 4, 2):
+        for seat in range(side, n_seats, n_sides):
             if seat == void_seat:
                 continue
             for k in range(N_KINDS):
@@ -449,14 +456,14 @@ def count_errors(st, rp, pack):
     well)."""
     cnt = pack[1]
     cnt[:] = 0
-    for seat in range(4):
+    for seat in range(4):  # every seat row: the rows past the table's seats must stay empty
         n = 0
         for k in range(N_KINDS):
             cnt[k] += st.hand[seat, k]
             n += st.hand[seat, k]
         if n != st.se[seat, SE_HAND_N]:
             return 1
-    for side in range(2):
+    for side in range(rp[R_N_SIDES]):
         if st.ss[side, SS_MORTO] == MS_WAITING:
             for k in range(N_KINDS):
                 cnt[k] += st.morto[side, k]
@@ -481,7 +488,7 @@ def count_errors(st, rp, pack):
 def meld_errors(st, rp):
     """Count melds on the table that break the meld rules (decisions 1, 2, 6, 8; runs E16-E18)."""
     errors = 0
-    for side in range(2):
+    for side in range(rp[R_N_SIDES]):
         canastas = 0
         clean = 0
         for m in range(st.ss[side, SS_N_MELDS]):

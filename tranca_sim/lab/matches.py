@@ -32,11 +32,13 @@ class MatchSummary:
     ----------
     level : float
         Confidence level of the intervals.
+    n_sides : int
+        Sides of the table: 2, or 3 at three solo players (tranca-3p).
     """
 
-    def __init__(self, level: float = 0.95):
+    def __init__(self, level: float = 0.95, n_sides: int = 2):
         self.level = level
-        self._wins = [0, 0]
+        self._wins = [0] * int(n_sides)
         self._undecided = 0
         self._n = 0
         self._deals_sum = 0.0
@@ -62,8 +64,12 @@ class MatchSummary:
         deals = _column(cols, "match_deals")[first].astype(np.int64)
         idx = _column(cols, "match_index")[first].astype(np.int64)
         self._n += len(winner)
-        self._wins[0] += int((winner == 0).sum())
-        self._wins[1] += int((winner == 1).sum())
+        if len(winner) and int(winner.max()) >= len(self._wins):
+            raise ValueError(
+                f"cannot summarise matches: match_winner {int(winner.max())} for {len(self._wins)} sides"
+            )
+        for s in range(len(self._wins)):
+            self._wins[s] += int((winner == s).sum())
         self._undecided += int((winner < 0).sum())
         self._deals_sum += float(deals.sum())
         self._deals_sq += float((deals.astype(np.float64) ** 2).sum())
@@ -73,7 +79,7 @@ class MatchSummary:
             self._longest_match = int(idx[j])
 
     def result(self) -> dict:
-        """``matches``, ``wins`` (side A, side B), ``undecided``, per side ``win_share`` with
+        """``matches``, ``wins`` (side A, side B, side C at three players), ``undecided``, per side ``win_share`` with
         ``win_ci`` (Wilson, unit: match), ``deals_mean`` with ``deals_ci`` (t interval),
         ``deals_sd``, ``longest`` (deals) and ``longest_match`` (its match index)."""
         n = self._n
@@ -81,7 +87,7 @@ class MatchSummary:
         var = (self._deals_sq - n * mean * mean) / (n - 1) if n > 1 else float("nan")
         sd = float(np.sqrt(max(var, 0.0))) if n > 1 else float("nan")
         sides = []
-        for s in (0, 1):
+        for s in range(len(self._wins)):
             k = self._wins[s]
             lo, hi = wilson_interval(k, n, self.level) if n else (float("nan"), float("nan"))
             sides.append({"wins": k, "win_share": k / n if n else float("nan"), "win_ci": (lo, hi)})
@@ -108,7 +114,7 @@ def format_match_summary(res: Mapping, labels=("A", "B")) -> str:
         d = res["sides"][s]
         lo, hi = d["win_ci"]
         lines.append(
-            f"  side {'AB'[s]} {lab}: won {d['wins']} matches, {100 * d['win_share']:.1f}% "
+            f"  side {'ABC'[s]} {lab}: won {d['wins']} matches, {100 * d['win_share']:.1f}% "
             f"({pct}% CI {100 * lo:.1f}% .. {100 * hi:.1f}%)"
         )
     if res["undecided"]:

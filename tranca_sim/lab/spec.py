@@ -213,6 +213,14 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
         rules = rules.replace(**opts) if opts else rules.validate()
     except RulesError as e:
         c.fail("rules", str(e))
+    if rules.n_sides != 2:
+        c.fail(
+            "preset",
+            f"{rules.name} is a table of {rules.n_sides} solo players; the lab's designs compare two sides "
+            "(the three-player design -- the variant in one seat against two baseline seats, rotated over "
+            "the three seats on the same deck -- is not built yet, README 'CLI usage', two and three players); play it with "
+            f"'tranca-sim simulate --preset {rules.name} --side-a ... --side-b ... --side-c ...'",
+        )
     baseline = c.strategy(c.text(doc, "baseline", "", required=True), None, "baseline")
     design = c.text(doc, "design", "", default="duplicate")
     if design not in DESIGNS:

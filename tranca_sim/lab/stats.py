@@ -47,7 +47,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import stats as _st
 
-SIDE_LABELS = ("A", "B")
+SIDE_LABELS = ("A", "B", "C")  # C: the third player of tranca-3p
 
 #: columns :func:`summarize` reads; those of :data:`OPTIONAL_COLUMNS` may be absent
 SUMMARY_COLUMNS = (
@@ -187,7 +187,7 @@ def _pair_index(key: np.ndarray, side: np.ndarray, deal: np.ndarray, seed: np.nd
 def _side_labels(cols, names: set, side: np.ndarray) -> list[set]:
     """Per side, the set of strategy labels (name and non-default parameters) of its rows."""
     if "strategy" not in names:
-        return [set(), set()]
+        return [set(), set(), set()]
     with_params = "strategy_params" in names
     pairs: set = set()
     if hasattr(cols, "lazy") and hasattr(cols, "unique"):  # polars: unique in the frame, not in Python
@@ -203,7 +203,7 @@ def _side_labels(cols, names: set, side: np.ndarray) -> list[set]:
         params = list(cols["strategy_params"]) if with_params else None
         for i in range(len(side)):
             pairs.add((int(side[i]), strat[i], tuple(float(x) for x in params[i]) if with_params else None))
-    out: list[set] = [set(), set()]
+    out: list[set] = [set(), set(), set()]
     if not pairs:
         return out
     if with_params:
@@ -253,9 +253,9 @@ class RunningSummary:
 
     Parameters
     ----------
-    labels : sequence of 2 str, optional
-        Strategy labels of side A and B (else taken from the ``strategy``
-        column when present).
+    labels : sequence of 2 (or 3) str, optional
+        Strategy labels of side A and B (and C at a three-player table, ``tranca-3p``;
+        else taken from the ``strategy`` column when present).
     level : float
         Confidence level of the intervals.
     """
@@ -263,11 +263,12 @@ class RunningSummary:
     def __init__(self, labels=None, level: float = 0.95):
         self.labels = list(labels) if labels is not None else None
         self.level = level
-        self._seen_labels: list[set] = [set(), set()]
-        self._score = [_Moments(), _Moments()]
-        self._turns = [_Moments(), _Moments()]
-        self._wins = [0, 0]
-        self._outs = [0, 0]
+        self._n_sides = 3 if self.labels is not None and len(self.labels) == 3 else 2
+        self._seen_labels: list[set] = [set(), set(), set()]
+        self._score = [_Moments(), _Moments(), _Moments()]
+        self._turns = [_Moments(), _Moments(), _Moments()]
+        self._wins = [0, 0, 0]
+        self._outs = [0, 0, 0]
         self._diff = _Moments()
         self._ties = 0
         self._presets: set = set()
@@ -293,7 +294,7 @@ class RunningSummary:
             (a ``ValueError``) for a null value, a column of the wrong kind
             (``score``, ``side``, ``deal_index``, ``n_turns``, ``master_seed``:
             integers; ``won``, ``went_out``: bools or integers), a ``side``
-            other than 0 and 1; for rows that cannot be paired or pooled: several
+            other than 0, 1 (and 2 at a three-player table); for rows that cannot be paired or pooled: several
             rows of one deal (``master_seed``, ``deal_index``) and side (the same
             run given twice), several strategies on one side (runs of different
             pairings, or the same run with its sides swapped), or several presets.
@@ -311,8 +312,10 @@ class RunningSummary:
         out = _column(cols, "went_out").astype(bool)
         turns = _column(cols, "n_turns").astype(np.float64)
         deal = _column(cols, "deal_index").astype(np.int64)
-        if np.any((side != 0) & (side != 1)):
-            raise _refuse("cannot summarise: column 'side' must be 0 (A) or 1 (B)")
+        if np.any((side < 0) | (side > 2)):
+            raise _refuse("cannot summarise: column 'side' must be 0 (A), 1 (B) or 2 (C, tranca-3p)")
+        if np.any(side == 2):
+            self._n_sides = 3
         if "preset" in names:
             presets = self._presets | _distinct(cols, "preset")
             if len(presets) > 1:
@@ -322,7 +325,7 @@ class RunningSummary:
                 )
             self._presets = presets
         labels = _side_labels(cols, names, side)
-        for s in (0, 1):
+        for s in range(3):
             seen = self._seen_labels[s] | labels[s]
             if len(seen) > 1:
                 raise _refuse(
@@ -346,14 +349,18 @@ class RunningSummary:
             found = {(int(seed[r]) if seed is not None else None, int(deal[r])) for r in shown}
             both = set(self._turn_limit_deals) | found
             self._turn_limit_deals = sorted(both, key=lambda k: (k[0] or 0, k[1]))[:TURN_LIMIT_SHOWN]
-        for s in (0, 1):
+        for s in range(3):
             m = side == s
             self._score[s].add(score[m])
             self._turns[s].add(turns[m])
             self._wins[s] += int(won[m].sum())
             self._outs[s] += int(out[m].sum())
         self._diff.add(score[ia] - score[ib])
-        self._ties += int((~won[ia] & ~won[ib]).sum())
+        tie = ~won[ia] & ~won[ib]
+        c_won = (side == 2) & won
+        if c_won.any():  # three players: a deal side C won is no tie
+            tie &= ~np.isin(key[ia], key[c_won])
+        self._ties += int(tie.sum())
 
     def _check_new_deals(self, deal: np.ndarray, seed: np.ndarray | None) -> None:
         """Refuse deals whose index range overlaps that of an earlier call for the same seed."""
@@ -379,7 +386,7 @@ class RunningSummary:
         """The summary; see :func:`summarize` for its keys."""
         lv = self.level
         sides = []
-        for s in (0, 1):
+        for s in range(self._n_sides):
             sc, n = self._score[s], self._score[s].n
             if self.labels is not None:
                 label = self.labels[s]
@@ -444,8 +451,8 @@ def summarize(df, labels=None, level: float = 0.95) -> dict:
     df : polars.DataFrame, pandas.DataFrame or mapping of str to 1-d array
         Rows of a run file (see :data:`SUMMARY_COLUMNS`); deals are paired on
         ``(master_seed, deal_index)``.
-    labels : sequence of 2 str, optional
-        Strategy labels of side A and B (default: the ``strategy`` column).
+    labels : sequence of 2 (or 3) str, optional
+        Strategy labels of side A and B (and C) (default: the ``strategy`` column).
     level : float
         Confidence level of every interval.
 
@@ -453,12 +460,13 @@ def summarize(df, labels=None, level: float = 0.95) -> dict:
     -------
     dict
         ``level``; ``n_deals`` (deals with both sides); ``tie_share`` (share
-        of those deals no side won); ``sides``: two dicts (A, B) with ``side``,
+        of those deals no side won); ``sides``: one dict per side (A, B; and C
+        at a three-player table, ``tranca-3p``) with ``side``,
         ``strategy``, ``n`` (rows), ``score_mean``, ``score_sd``,
         ``score_lo``/``score_hi`` (t interval), ``wins``, ``win_share``,
         ``win_lo``/``win_hi`` (Wilson), ``outs``, ``out_share``,
         ``out_lo``/``out_hi`` (Wilson), ``turns_mean``; ``diff``: the per-deal
-        score difference A - B with ``n``, ``mean``, ``sd``, ``lo``/``hi``
+        score difference A - B (also at a three-player table: C is not in it) with ``n``, ``mean``, ``sd``, ``lo``/``hi``
         (paired t interval) and ``p_value`` (two-sided paired t test);
         ``turn_limit``: how many deals ended at the engine's turn limit
         (``end_reason == "turn_limit"``: not an end the rules know; their rows

@@ -34,7 +34,7 @@ class _Replay(_Table):
         seat = self.seat
         # an emptied hand is resolved at once: morto or going out
         if self.pending_empty is not None and act not in ("morto", "go_out"):
-            side = seat % 2
+            side = self.side(seat)
             if self.morto_state[side] == "waiting":
                 raise _Foul(
                     "morto",
@@ -131,7 +131,7 @@ class _Replay(_Table):
             want = (0, self.first_seat)
         elif self.phase == "discarded":
             if self.pending_empty is not None:
-                side = self.seat % 2
+                side = self.side(self.seat)
                 if self.morto_state[side] == "waiting":
                     raise _Foul(
                         "morto",
@@ -144,7 +144,7 @@ class _Replay(_Table):
             if (
                 self.r.threes_special
                 and any(_red3(c) for c in self.hands[self.seat])
-                and self.void_seat[self.seat % 2] != self.seat
+                and self.void_seat[self.side(self.seat)] != self.seat
             ):
                 # only a morto just taken by the discard keeps its red 3s until the next turn (E4)
                 raise _Foul(
@@ -152,7 +152,7 @@ class _Replay(_Table):
                 )
             if self.repl_owed and (self.stock or self.morto_can_refill()):
                 raise _Foul("red3", "a red 3 laid is replaced from the stock at once (000 Gameplay 5, E4)")
-            want = (self.turn + 1, (self.seat + 1) % 4)
+            want = (self.turn + 1, self.next_seat(self.seat))
         elif self.phase == "out":
             raise _Foul("sequence", "a turn after going out: going out ends the deal (000 Gameplay 11)")
         else:
@@ -180,7 +180,7 @@ class _Replay(_Table):
         self.no_discard = None
         self.drawn = None
         self.drew_stock = False
-        side = self.seat % 2
+        side = self.side(self.seat)
         if self.void_seat[side] == self.seat:
             self.void_seat[side] = None  # the indirectly taken morto is now in play
 
@@ -198,7 +198,7 @@ class _Replay(_Table):
                 "(002 Cierre Directo y Cierre Indirecto, VARIANTS 9, E4)",
             )
         self.take_from_hand(seat, [c])
-        self.red3[seat % 2].append(c)
+        self.red3[self.side(seat)].append(c)
         if self.stock or self.morto_can_refill():
             self.repl_owed += 1
 
@@ -389,7 +389,7 @@ class _Replay(_Table):
                 )
 
     def _new_meld(self, a: dict, going_out: bool) -> tuple[list[str], MeldCheck]:
-        side = self.seat % 2
+        side = self.side(self.seat)
         if self.phase == "start":
             raise _Foul(
                 "sequence", f"{a['act']} before the draw: a turn is draw, meld, discard (000 Gameplay 1)"
@@ -411,7 +411,7 @@ class _Replay(_Table):
         return cards, chk
 
     def act_meld(self, a: dict) -> None:
-        seat, side = self.seat, self.seat % 2
+        seat, side = self.seat, self.side(self.seat)
         if self.capture is not None:
             self._capture_meld_check(a)
         cards, chk = self._new_meld(a, going_out=False)
@@ -441,7 +441,7 @@ class _Replay(_Table):
         self.after_meld(seat)
 
     def act_black3(self, a: dict) -> None:
-        seat, side = self.seat, self.seat % 2
+        seat, side = self.seat, self.side(self.seat)
         if not (self.r.threes_special and self.r.black3_on_going_out):
             raise _Foul("black3", "black 3s are never melded in this rule set (VARIANTS 8)")
         if not a["cards"] or not all(_black3(c) for c in a["cards"]):
@@ -469,7 +469,7 @@ class _Replay(_Table):
         self.after_meld(seat)
 
     def act_extend(self, a: dict) -> None:
-        seat, side = self.seat, self.seat % 2
+        seat, side = self.seat, self.side(self.seat)
         if self.capture is not None:
             self._capture_meld_check(a)
         if self.phase == "start":
@@ -517,7 +517,7 @@ class _Replay(_Table):
     def act_replace_wild(self, a: dict) -> None:
         """E21 (``run_wild_moves``): the natural of the place a wild stands for in one of the side's
         runs is laid there, and the wild moves to the run's ``end``."""
-        seat, side = self.seat, self.seat % 2
+        seat, side = self.seat, self.side(self.seat)
         if self.phase in ("start", "discarded"):
             raise _Foul(
                 "sequence",
@@ -552,7 +552,7 @@ class _Replay(_Table):
             self.pending_empty = "meld"
 
     def act_morto(self, a: dict) -> None:
-        seat, side = self.seat, self.seat % 2
+        seat, side = self.seat, self.side(self.seat)
         if self.morto_state[side] == "stock":
             raise _Foul(
                 "morto",
@@ -591,8 +591,9 @@ class _Replay(_Table):
         if not match:
             return
         scores = match.get("scores")
-        if not (isinstance(scores, list) and len(scores) == 2 and all(isinstance(x, int) for x in scores)):
-            raise _Foul("format", "field match.scores must be the two sides' match scores (integers)")
+        n = self.n_sides
+        if not (isinstance(scores, list) and len(scores) == n and all(isinstance(x, int) for x in scores)):
+            raise _Foul("format", f"field match.scores must be the {n} sides' match scores (integers)")
         frm = self.r.first_meld_from or -(-self.r.match_target // 2)
         self.meld_min = [self.r.first_meld_min if (self.r.first_meld_min and x >= frm) else 0 for x in scores]
 
@@ -610,7 +611,7 @@ class _Replay(_Table):
             )
 
     def act_discard(self, a: dict) -> None:
-        seat, side = self.seat, self.seat % 2
+        seat, side = self.seat, self.side(self.seat)
         if self.phase == "start":
             raise _Foul("sequence", "discard before the draw: a turn is draw, meld, discard (000 Gameplay 1)")
         self.first_meld_check(side)
@@ -640,7 +641,7 @@ class _Replay(_Table):
         self.phase = "discarded"
 
     def act_go_out(self, a: dict) -> None:
-        seat, side = self.seat, self.seat % 2
+        seat, side = self.seat, self.side(self.seat)
         self.first_meld_check(side)
         if self.n_hand(seat) > 0:
             raise _Foul(
@@ -722,8 +723,8 @@ class _Replay(_Table):
         self.end_red3 = []
         if not self.r.threes_special:
             return
-        for seat in range(4):
-            side = seat % 2
+        for seat in range(self.players):
+            side = self.side(seat)
             if seat == self.void_morto_seat(side):
                 continue
             for c in sorted(c for c in self.hands[seat].elements() if _red3(c)):
@@ -734,7 +735,7 @@ class _Replay(_Table):
     def check_stock_out(self) -> None:
         """E8: the deal ends by stock exhaustion when the player to move cannot play."""
         seat = self.seat
-        side = seat % 2
+        side = self.side(seat)
         if self.phase not in ("start", "play") or self.capture is not None or self.pending_empty is not None:
             raise _Foul(
                 "end",

@@ -11,7 +11,7 @@ from collections import Counter
 from ..engine.cards import parse, to_str
 from ..rules import PRESETS, Rules
 
-SIDES = ("A", "B")
+SIDES = ("A", "B", "C")
 
 # ---- card point tables (VARIANTS.md "Card values"), by rank; the referee's own copy ----
 _VALUES = {

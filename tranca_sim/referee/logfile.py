@@ -103,8 +103,10 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
         raise LogFormatError(f"unsupported format {log['format']!r}; this referee reads {FORMAT!r}")
     rules = _rules_of(log, rules)
     fs = log["first_seat"]
-    if not _is_int(fs) or not 0 <= fs < 4:
-        raise LogFormatError(f"first_seat must be 0..3, got {fs!r}")
+    players = rules.n_seats
+    n_sides = players // 2 if rules.partnerships else players  # a solo player is a side of one
+    if not _is_int(fs) or not 0 <= fs < players:
+        raise LogFormatError(f"first_seat must be 0..{players - 1}, got {fs!r}")
     deck_in = log["deck"]
     if not isinstance(deck_in, list):
         raise LogFormatError("field 'deck' must be a list of cards")
@@ -143,8 +145,10 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
             raise LogFormatError(f"unknown act {act!r}", index=i)
         if not _is_int(a["turn"]):
             raise LogFormatError(f"{act}: 'turn' must be an integer", index=i)
-        if a["seat"] is not None and not (_is_int(a["seat"]) and 0 <= a["seat"] < 4):
-            raise LogFormatError(f"{act}: 'seat' must be 0..3 or null, got {a['seat']!r}", index=i)
+        if a["seat"] is not None and not (_is_int(a["seat"]) and 0 <= a["seat"] < players):
+            raise LogFormatError(
+                f"{act}: 'seat' must be 0..{players - 1} or null, got {a['seat']!r}", index=i
+            )
         b = dict(a)
         for k, typ in _ACT_FIELDS[act].items():
             if k not in a:
@@ -170,8 +174,8 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
                 raise LogFormatError(f"end: unknown reason {v!r}; known: {', '.join(_END_REASONS)}", index=i)
             elif typ == "side" and v not in SIDES:
                 raise LogFormatError(f'{act}: {k!r} must be "A" or "B", got {v!r}', index=i)
-            elif typ == "seat" and v is not None and not (_is_int(v) and -1 <= v < 4):
-                raise LogFormatError(f"{act}: {k!r} must be -1..3 or null", index=i)
+            elif typ == "seat" and v is not None and not (_is_int(v) and -1 <= v < players):
+                raise LogFormatError(f"{act}: {k!r} must be -1..{players - 1} or null", index=i)
         # optional fields of runs (docs/log-format.md): "run" on a meld, "end" on an extension
         if act == "meld" and "run" in a and not isinstance(a["run"], bool):
             raise LogFormatError("meld: 'run' must be true or false", index=i)
@@ -181,7 +185,7 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
     result = log["result"]
     if not isinstance(result, dict):
         raise LogFormatError("field 'result' must be an object")
-    for s in SIDES:
+    for s in SIDES[:n_sides]:
         r = result.get(s)
         if not isinstance(r, dict):
             raise LogFormatError(f"result: missing side {s!r}")
@@ -193,8 +197,9 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
     return rules, deck, actions, result
 
 
-def _turn_order_problem(actions: list[dict], first_seat: int) -> tuple[int, str] | None:
-    """First action whose (turn, seat) tags break the turn order, as (index, message)."""
+def _turn_order_problem(actions: list[dict], first_seat: int, players: int = 4) -> tuple[int, str] | None:
+    """First action whose (turn, seat) tags break the turn order round ``players`` seats, as
+    (index, message)."""
     cur = None  # (turn, seat) of the turn being played
     for i, a in enumerate(actions):
         act, t, s = a.get("act"), a.get("turn"), a.get("seat")
@@ -204,7 +209,7 @@ def _turn_order_problem(actions: list[dict], first_seat: int) -> tuple[int, str]
             if t != -1 or s is not None:
                 return i, f"{act} is a setup action: turn -1, seat null (got turn {t}, seat {s})"
         elif act == "turn":
-            want = (0, first_seat) if cur is None else (cur[0] + 1, (cur[1] + 1) % 4)
+            want = (0, first_seat) if cur is None else (cur[0] + 1, (cur[1] + 1) % players)
             if (t, s) != want:
                 return i, f"turn {t} by seat {s} out of turn: expected turn {want[0]} by seat {want[1]} (E1)"
             cur = want
@@ -229,9 +234,9 @@ def validate_log(log, rules: Rules | None = None, turn_order: bool = True) -> No
     ------
     LogFormatError
     """
-    _, _, actions, _ = _normalize(log, rules)
+    rules, _, actions, _ = _normalize(log, rules)
     if turn_order:
-        p = _turn_order_problem(actions, log["first_seat"])
+        p = _turn_order_problem(actions, log["first_seat"], rules.n_seats)
         if p:
             raise LogFormatError(p[1], index=p[0])
 

@@ -42,25 +42,37 @@ class _Table:
         self.pack = _pack(rules)
         self.first_seat = first_seat
         hs, ms = rules.hand_size, rules.morto_size
-        self.hands = [Counter() for _ in range(4)]
+        # 000 Players: four players, partners opposite (side A = seats 0 and 2, side B = 1 and 3);
+        # the 000 Common Variations for two and three play each for themselves, each with an own
+        # morto: there a player is a side of one
+        self.players = rules.n_seats
+        if rules.partnerships:
+            self.seats_of = [[s for s in range(self.players) if s % 2 == side] for side in range(2)]
+        else:
+            self.seats_of = [[s] for s in range(self.players)]
+        self.n_sides = len(self.seats_of)
+        self._side = {s: side for side, seats in enumerate(self.seats_of) for s in seats}
+        self.hands = [Counter() for _ in range(self.players)]
         p = 0
-        for j in range(4 * hs):  # E2: one card at a time clockwise from the first seat
-            self.hands[(first_seat + j) % 4][deck[p]] += 1
+        for j in range(self.players * hs):  # E2: one card at a time clockwise from the first seat
+            self.hands[(first_seat + j) % self.players][deck[p]] += 1
             p += 1
-        self.mortos = [deck[p : p + ms], deck[p + ms : p + 2 * ms]]
-        p += 2 * ms
+        self.mortos = []
+        for _ in range(self.n_sides):  # one morto per side, in side order (E2)
+            self.mortos.append(deck[p : p + ms])
+            p += ms
         self.stock = deck[p:]  # index 0 = top
         self.pile: list[str] = []  # bottom first
-        self.melds: list[list[_Meld]] = [[], []]
-        self.red3: list[list[str]] = [[], []]
-        self.morto_state = ["waiting", "waiting"]  # or "direct" / "indirect" / "stock" (E22)
+        self.melds: list[list[_Meld]] = [[] for _ in range(self.n_sides)]
+        self.red3: list[list[str]] = [[] for _ in range(self.n_sides)]
+        self.morto_state = ["waiting"] * self.n_sides  # or "direct" / "indirect" / "stock" (E22)
         # per side: the seat that took the morto by the discard and has not played a turn since
         # (the morto's red 3s wait for that turn, E4; 002 Detalle voids it, E5)
-        self.void_seat: list[int | None] = [None, None]
+        self.void_seat: list[int | None] = [None] * self.n_sides
         self.end_red3: list[tuple[int, str]] = []  # red 3s laid when the deal ended (E4)
-        self.first_meld_turn: list[int | None] = [None] * 4
-        self.open_turn: list[int | None] = [None, None]  # per side: the turn it first melded
-        self.meld_min = [0, 0]  # per side: the minimum first meld of this deal (E25; set_match)
+        self.first_meld_turn: list[int | None] = [None] * self.players
+        self.open_turn: list[int | None] = [None] * self.n_sides  # per side: the turn it first melded
+        self.meld_min = [0] * self.n_sides  # per side: the minimum first meld of this deal (E25; set_match)
         # turn state
         self.phase = "setup"  # setup start play discarded out over
         self.turn = -1
@@ -78,6 +90,14 @@ class _Table:
         self.em_cima = False
 
     # ---- small helpers --------------------------------------------------------------
+    def side(self, seat: int) -> int:
+        """The side ``seat`` plays for (a partnership, or the solo player itself)."""
+        return self._side[seat]
+
+    def next_seat(self, seat: int) -> int:
+        """Play goes clockwise round the table's players (000 Setup 8, E1)."""
+        return (seat + 1) % self.players
+
     def n_hand(self, seat: int) -> int:
         return sum(self.hands[seat].values())
 
@@ -134,9 +154,15 @@ class _Table:
     def stock_morto_side(self, seat: int) -> int | None:
         """``stock_out = 1``: the side whose untaken morto becomes the stock when ``seat`` must
         draw from an empty stock, or None when no morto is left (004 How to play, VARIANTS 14):
-        with both untaken, ``seat``'s side's with ``morto_stock_side = 0``, else the other's (E22)."""
-        first = (seat % 2) ^ self.r.morto_stock_side
-        for side in (first, 1 - first):
+        with both untaken, ``seat``'s side's with ``morto_stock_side = 0``, else the other's (E22).
+        At a three-player table: the player's own first then the next players' in turn order (0),
+        or the next players' first and the player's own last (1)."""
+        own = self.side(seat)
+        if self.r.morto_stock_side:
+            order = [(own + 1 + i) % self.n_sides for i in range(self.n_sides)]
+        else:
+            order = [(own + i) % self.n_sides for i in range(self.n_sides)]
+        for side in order:
             if self.morto_state[side] == "waiting":
                 return side
         return None
@@ -146,7 +172,7 @@ class _Table:
 
     def keep_check(self, seat: int) -> None:
         """E6: a player whose side may not empty the hand keeps 2 cards after melding."""
-        side = seat % 2
+        side = self.side(seat)
         n = self.n_hand(seat)
         if n >= 2 or self.can_empty(side):
             return
@@ -171,7 +197,7 @@ class _Table:
         t = self.pile[-1]
         if self.r.threes_special and (_red3(t) or _black3(t)):
             return False
-        side = seat % 2
+        side = self.side(seat)
         hand = self.hands[seat]
         after = self.n_hand(seat) + len(self.pile) - 1  # hand after the capture, before the meld
         if _wild(t):
@@ -206,7 +232,7 @@ class _Table:
         """A closed pile taken with a run: the top card at an end of a side run of its suit, or
         in a new run of three with two cards of the hand held before (000 Gameplay 3,
         VARIANTS 4, E10; runs E16-E18)."""
-        side = seat % 2
+        side = self.side(seat)
         for m in self.melds[side]:
             if m.kind != "run":
                 continue
@@ -289,7 +315,7 @@ class _Table:
         onto a side set below the wild limit, or with two naturals of one rank from the hand
         (000 Gameplay 3, 7; VARIANTS 2, 4; E15); where runs are played also onto an end of a side
         run below the wild limit, or in a new run of three with two naturals of one suit."""
-        side = seat % 2
+        side = self.side(seat)
         if self.r.meld_runs and self._wild_run_capture_possible(seat, t, after):
             return True
         sets = [m for m in self.melds[side] if m.kind == "set"]
@@ -311,7 +337,7 @@ class _Table:
         return False
 
     def _wild_run_capture_possible(self, seat: int, t: str, after: int) -> bool:
-        side = seat % 2
+        side = self.side(seat)
         for m in self.melds[side]:
             if m.kind != "run" or m.wilds >= self.r.max_wilds:
                 continue
@@ -349,7 +375,7 @@ class _Table:
         tot = Counter()
         for h in self.hands:
             tot.update(h)
-        for side in range(2):
+        for side in range(self.n_sides):
             if self.morto_state[side] == "waiting":
                 tot.update(self.mortos[side])
             tot.update(self.red3[side])
@@ -368,17 +394,21 @@ class _Table:
         ``indirect_morto_void`` (002 Detalle, VARIANTS 9, E5) a morto taken by the discard is
         paid as if never taken when the opponents go out before the taker's next turn.  That
         seat's hand is then exactly the morto (its red 3s wait for that turn, E4)."""
-        if not self.r.indirect_morto_void or self.end_reason != "went_out" or self.out_seat % 2 == side:
+        if (
+            not self.r.indirect_morto_void
+            or self.end_reason != "went_out"
+            or self.side(self.out_seat) == side
+        ):
             return None
         return self.void_seat[side]
 
     def scores(self) -> dict:
         out = {}
-        went_side = self.out_seat % 2 if self.end_reason == "went_out" else None
-        for side in range(2):
+        went_side = self.side(self.out_seat) if self.end_reason == "went_out" else None
+        for side in range(self.n_sides):
             void = self.void_morto_seat(side)  # paid as not taken, none of its cards counted
             hand = []
-            for seat in (side, side + 2):
+            for seat in self.seats_of[side]:
                 if seat != void:
                     hand += list(self.hands[seat].elements())
             out[SIDES[side]] = score_side(

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from ..rules import Rules
 from .actions import _Replay
-from .cards import SIDES
 from .logfile import LogFormatError, _is_int, _normalize, _read_lines
 from .questions import SCORE_PARTS
 from .table import _Foul
@@ -50,7 +49,7 @@ class Verdict:
         if self.ok:
             sc = ""
             if self.scores:
-                sc = f" (A {self.scores['A']['score']}, B {self.scores['B']['score']})"
+                sc = " (" + ", ".join(f"{k} {v['score']}" for k, v in self.scores.items()) + ")"
             return f"{head}: ok{sc}"
         where = []
         if self.turn is not None:
@@ -160,7 +159,7 @@ def _check_log(log, rules: Rules | None, line: int | None, deal: int | None) -> 
             deal_index=deal,
             logged=result,
         )
-    for s in SIDES:
+    for s in scores:
         for p in SCORE_PARTS + ("score",):
             if scores[s][p] != result[s][p]:
                 return Verdict(
