@@ -794,7 +794,7 @@ def choose_discard(prm, obs, rng):
     seat = obs.pub[PUB_SEAT]
     n_seats = obs.pub[PUB_N_SEATS]
     nxt = next_seat(obs, seat)
-    prv = (seat + n_seats - 1) % n_seats
+    prv = seat - 1 if seat > 0 else n_seats - 1
     opp = seat_side(obs, nxt)  # the next player's side: the one that could take the pile
     own = _set_ranks(obs, side) if prm[P_PARTNER] != 0.0 else 0
     opp_ranks = _set_ranks(obs, opp)

@@ -123,4 +123,25 @@ def check_run(path, sample: int, progress: bool = True, warn=None):
         what = f"all {k} deals of {path}" if k != 1 else f"the one deal of {path}"
     else:
         what = f"{k} deal{'s' * (k != 1)} sampled from {path}"
+    if keys is not None:
+        n_matches, bad = _check_matches(path, meta)
+        for m, problem in bad:
+            verdicts.append(referee.Verdict(False, "match", f"match {m}: {problem}", deal_index=m * 1024))
+        what += f", and the match scores and winners of all {n_matches} matches ({len(bad)} wrong)"
     return verdicts, what, limited
+
+
+def _check_matches(path, meta) -> tuple[int, list[tuple[int, str]]]:
+    """Every match of a match run checked from its rows by the referee's own match rule
+    (:func:`tranca_sim.referee.match.check_match_rows`): running scores, the deal that decides
+    it, the winner, the dealer's rotation.  Returns the number of matches and the problems."""
+    from .io import load_run
+    from .referee.match import check_match_rows
+
+    cols = [
+        "match_index", "deal_in_match", "side", "score", "match_score", "match_deals", "match_winner", "first_seat",
+    ]  # fmt: skip
+    df = load_run(path, backend="pandas", columns=cols)
+    r = meta["rules"]
+    bad = check_match_rows(df, int(r["match_target"]), int(r["max_match_deals"]), int(r["n_seats"]))
+    return int(df["match_index"].nunique()), bad

@@ -184,7 +184,10 @@ MATCH_COLUMNS: list[tuple[str, str, str]] = [
     (
         "deal_in_match",
         "int16",
-        "deal number in the match, 0-based; the deal's first seat is (match_index + deal_in_match) % 4",
+        (
+            "deal number in the match, 0-based; the deal's first seat is (match_index + deal_in_match) "
+            "% n_seats (4, or 2 / 3 at a solo table)"
+        ),
     ),
     (
         "match_score",
@@ -197,7 +200,8 @@ MATCH_COLUMNS: list[tuple[str, str, str]] = [
         "int8",
         (
             "side that won the match (first to the match_target; both over: the higher; a dead tie plays "
-            "another deal, VARIANTS 15); -1 if max_match_deals ended it undecided"
+            "another deal, VARIANTS 15; with three sides: the one side strictly highest once the highest "
+            "is at the target, 0, 1 or 2); -1 if max_match_deals ended it undecided"
         ),
     ),
     ("won_match", "bool", "this side won the match"),

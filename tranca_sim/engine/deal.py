@@ -126,10 +126,11 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
     n_seats = rp[R_N_SEATS]
     n_sides = rp[R_N_SIDES]
     p = 0
+    seat = first_seat
     for j in range(n_seats * hs):
-        seat = (first_seat + j) % n_seats
         st.hand[seat, st.deck[p]] += 1
         p += 1
+        seat = seat + 1 if seat + 1 < n_seats else 0  # clockwise (no division in the hot loop)
     for side in range(n_sides):
         st.ss[side, SS_MORTO_AT] = p  # its cards stay at deck[p:p + morto_size] in deal order (E22)
         for j in range(rp[R_MORTO_SIZE]):
@@ -317,7 +318,7 @@ def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts
         st.se[seat, SE_MELDED] |= st.se[seat, SE_MELDED_NOW]
         st.se[seat, SE_MELDED_NOW] = 0
         st.sc[SC_TURN] += 1
-        st.sc[SC_SEAT] = (seat + 1) % n_seats
+        st.sc[SC_SEAT] = seat + 1 if seat + 1 < n_seats else 0
     lay_red3s_at_end(st, rp)  # E4: red 3s still held are laid now (a seat that never played)
     _check(st, rp, pack, check)
     log_event(st, EV_END, -1, st.sc[SC_OVER], st.sc[SC_OUT_SEAT])

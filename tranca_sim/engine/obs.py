@@ -141,7 +141,7 @@ def seat_side(obs, s):
 @njit(cache=True, inline="always")
 def next_seat(obs, s):
     """The seat playing after seat ``s``: clockwise round the ``pub[PUB_N_SEATS]`` players."""
-    return (s + 1) % obs.pub[PUB_N_SEATS]
+    return s + 1 if s + 1 < obs.pub[PUB_N_SEATS] else 0
 
 
 @njit(cache=True, inline="always")
