@@ -86,8 +86,10 @@ BLACK3_KINDS = (2, 41)
 @njit(cache=True, inline="always")
 def side_of(rp, seat):
     """The side of ``seat``: in two partnerships seats 0 and 2 are side 0, 1 and 3 side 1
-    (000 Players); a solo player (tranca-2p / tranca-3p, 000 Common Variations) is its own side."""
-    return seat & 1 if rp[R_N_SIDES] == 2 else seat
+    (000 Players); a solo player (tranca-2p / tranca-3p, 000 Common Variations) is its own side.
+    Written with masks (``seat & 3`` is the seat, 0..3) so the compiler knows the side is not
+    negative and indexes the side arrays without numba's negative-index wraparound."""
+    return seat & 1 if rp[R_N_SIDES] == 2 else seat & 3
 
 
 @njit(cache=True, inline="always")

@@ -135,7 +135,7 @@ def must_meld_on(obs):
 def seat_side(obs, s):
     """The side of seat ``s`` (``pub[PUB_N_SIDES]`` sides): seats 0 and 2 are side 0, 1 and 3
     side 1 in partnerships; a solo player (tranca-2p / tranca-3p) is its own side."""
-    return s & 1 if obs.pub[PUB_N_SIDES] == 2 else s
+    return s & 1 if obs.pub[PUB_N_SIDES] == 2 else s & 3  # masks: never negative (no wraparound)
 
 
 @njit(cache=True, inline="always")
