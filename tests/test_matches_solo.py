@@ -4,7 +4,7 @@ Sources: seed ``000_95ec226e9cdd732e.txt`` "Winning" ("A match is won by the fir
 reach the agreed cumulative total ... If both partnerships cross the threshold on the same deal,
 the higher score wins; a dead tie is broken by an extra deal"), Setup 1 ("the deal rotates
 clockwise after each hand"), Common Variations "Three-player Tranca" ("canasta bonuses and match
-target halved": 3000 / 2 = 1500); VARIANTS.md decision 15; docs/rules.md E25 (matches), E26
+target halved": 3000 / 2 = 1500); VARIANTS.md decision 15; docs/rules.md E25 (matches), E27
 (solo tables: a player is a side).  With three players the sentences are read among three sides:
 the match ends after the first deal that leaves one player strictly highest at or above the
 target.  Every expected outcome below is worked out by hand, not read from the engine.

@@ -5,7 +5,7 @@ The rule (seed ``000_95ec226e9cdd732e.txt`` Objective, Scoring "Match target", "
 add up to its match score; after a deal in which some side's match score reaches the target, the
 side with the highest match score wins the match ("If both partnerships cross the threshold on the
 same deal, the higher score wins"); a dead tie for the highest score is broken by another deal.
-At a three-player table (``tranca-3p``, target halved to 1500, docs/rules.md E26, E27) the same
+At a three-player table (``tranca-3p``, target halved to 1500, docs/rules.md E27, E28) the same
 sentences are read with three sides: the match ends after the first deal that leaves one player
 strictly highest with the highest score at or above the target.
 
