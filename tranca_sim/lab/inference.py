@@ -16,9 +16,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as _st
 
-from .stats import t_interval
+from .stats import _scipy_stats, t_interval
 
 
 # ---------------------------------------------------------------------------
@@ -52,7 +51,7 @@ def t_test(x, level: float = 0.95) -> dict:
     elif sd == 0:
         p = 1.0 if mean == 0 else 0.0
     else:
-        p = float(2 * _st.t.sf(abs(mean) / (sd / math.sqrt(n)), n - 1))
+        p = float(2 * _scipy_stats().t.sf(abs(mean) / (sd / math.sqrt(n)), n - 1))
     return {"n": n, "mean": mean, "sd": sd, "lo": lo, "hi": hi, "p_value": p}
 
 
@@ -206,7 +205,7 @@ def adjust_p(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.
 def sign_test(wins: int, losses: int) -> float:
     """Two-sided exact sign test (binomial, p = 1/2) of ``wins`` against ``losses``; NaN if both are 0."""
     n = int(wins) + int(losses)
-    return float(_st.binomtest(int(wins), n, 0.5).pvalue) if n else math.nan
+    return float(_scipy_stats().binomtest(int(wins), n, 0.5).pvalue) if n else math.nan
 
 
 def _play_matches(a, b, target: int, n_matches: int, rng, max_deals: int = 2000) -> tuple[int, int]:
@@ -292,5 +291,5 @@ def match_win_prob(
         if db:
             ests.append((wb / db, db))
     v_boot = float(np.var([x for x, _ in ests], ddof=1)) if len(ests) >= 2 else math.nan
-    half = float(_st.norm.ppf(0.5 + level / 2)) * math.sqrt(v_boot + p * (1 - p) / d)
+    half = float(_scipy_stats().norm.ppf(0.5 + level / 2)) * math.sqrt(v_boot + p * (1 - p) / d)
     return (p, max(0.0, p - half), min(1.0, p + half))

@@ -45,7 +45,15 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import stats as _st
+
+
+def _scipy_stats():
+    """``scipy.stats``, imported on first use: it takes about half a second, and a run that only
+    simulates (the CLI's ``simulate``, a worker) needs none of it."""
+    from scipy import stats
+
+    return stats
+
 
 SIDE_LABELS = ("A", "B", "C")  # C: the third player of tranca-3p
 
@@ -75,7 +83,7 @@ def t_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[flo
     """Student-t confidence interval ``mean +- t_{(1+level)/2, n-1} * sd / sqrt(n)``; NaNs if ``n < 2``."""
     if n < 2 or not math.isfinite(sd):
         return (math.nan, math.nan)
-    half = float(_st.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+    half = float(_scipy_stats().t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
     return (mean - half, mean + half)
 
 
@@ -83,7 +91,7 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of the share ``k / n``; NaNs if ``n == 0``."""
     if n <= 0:
         return (math.nan, math.nan)
-    ci = _st.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="wilson")
+    ci = _scipy_stats().binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="wilson")
     return (float(ci.low), float(ci.high))
 
 
@@ -422,7 +430,7 @@ class RunningSummary:
         elif d.sd == 0:
             p = 1.0 if d.mean == 0 else 0.0
         else:
-            p = float(2 * _st.t.sf(abs(d.mean) / (d.sd / math.sqrt(d.n)), d.n - 1))
+            p = float(2 * _scipy_stats().t.sf(abs(d.mean) / (d.sd / math.sqrt(d.n)), d.n - 1))
         diff = {
             "n": d.n,
             "mean": d.mean if d.n else math.nan,
