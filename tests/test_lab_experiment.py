@@ -298,3 +298,21 @@ def test_largest_differences_points_at_the_deals_to_replay(handicaps):
     assert top["difference"][0] == (top["diff_ab"][0] + top["diff_ba"][0]) / 2
     with pytest.raises(KeyError, match="no variant"):
         largest_differences(exp, "nope")
+
+
+def test_experiment_on_processes_and_a_local_cluster(handicaps, tmp_path):
+    """Every batch is fixed by the seed, the strategies and its deal indices: played on 2 local
+    processes or a 2-worker Dask LocalCluster, the runs hold the same rows as in-process, so the
+    stopping looks and the comparison table are the same too."""
+    _, exp = handicaps
+    src = write(tmp_path, HANDICAPS)
+    for name, where in (("procs", {"processes": 2}), ("dask", {"cluster": 2})):
+        res = run_experiment(src, tmp_path / name, progress=False, report=False, **where)
+        got = load_experiment(tmp_path / name)
+        assert res["threads"] == 1  # per worker
+        assert [r.path.name for r in got.runs] == [r.path.name for r in exp.runs], name
+        for mine, ref in zip(got.runs, exp.runs, strict=True):
+            assert load_run(mine.path).equals(load_run(ref.path)), (name, mine.path.name)
+        for key in ("deals_played", "stopped_by", "deals_total"):
+            assert got.spec[key] == exp.spec[key], (name, key)
+        assert comparison_table(got).equals(comparison_table(exp)), name

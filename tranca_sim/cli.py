@@ -172,6 +172,31 @@ def _cluster(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e).removeprefix("--cluster ")) from None
 
 
+def _where_args(p, what: str, extra: str = "") -> None:
+    """``--processes | --cluster | --scheduler``: where ``what`` are played (:mod:`tranca_sim.parallel`)."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--processes",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"run {what} on N local processes (at most the cores of this machine{extra})",
+    )
+    where.add_argument(
+        "--cluster",
+        type=_cluster,
+        default=None,
+        metavar="local[:N]",
+        help=f"run {what} on a Dask LocalCluster of N workers (default 2) started for the run",
+    )
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help=f"run {what} on the existing Dask cluster of this scheduler, e.g. tcp://host:8786",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for docs and tests)."""
     from . import __version__
@@ -237,28 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="numba threads; default all cores (with --processes, --cluster or --scheduler: per worker, "
         "default 1)",
     )
-    where = s.add_mutually_exclusive_group()
-    where.add_argument(
-        "--processes",
-        type=_positive_int,
-        default=None,
-        metavar="N",
-        help="run the chunks on N local processes (at most the cores of this machine; no more than the "
-        "chunks)",
-    )
-    where.add_argument(
-        "--cluster",
-        type=_cluster,
-        default=None,
-        metavar="local[:N]",
-        help="run the chunks on a Dask LocalCluster of N workers (default 2) started for the run",
-    )
-    where.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="run the chunks on the existing Dask cluster of this scheduler, e.g. tcp://host:8786",
-    )
+    _where_args(s, "the chunks", "; no more than the chunks")
     s.add_argument(
         "--chunk-size",
         type=_positive_int,
@@ -323,7 +327,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="cap on the deals per variant (a quick look); default the budget",
     )
     e.add_argument("--force", action="store_true", help="replace a non-empty output directory")
-    e.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
+    e.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=None,
+        help="numba threads; default all cores (with --processes, --cluster or --scheduler: per worker, "
+        "default 1)",
+    )
+    _where_args(e, "the runs' batches")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
     rp = sub.add_parser(
         "report",
@@ -833,6 +844,7 @@ def _cmd_experiment(a) -> None:
     from .lab.tables import comparison_table, format_table
 
     _check_threads(a.threads)
+    _check_processes(a.processes)
     load_spec(a.path, deals_cap=a.deals)  # the experiment file first, then --out
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
@@ -844,10 +856,16 @@ def _cmd_experiment(a) -> None:
         force=a.force,
         threads=a.threads,
         progress=not a.no_progress,
+        processes=a.processes,
+        cluster=a.cluster,
+        scheduler=a.scheduler,
     )
     a.written = res["dir"]  # an interrupt from here on (the table) does not remove the output
     spec = res["spec"]
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
+    if a.processes or a.cluster or a.scheduler:
+        kind = f"{a.processes} processes" if a.processes else "Dask workers"
+        threads = f"{kind}, {threads} each"
     print(
         f"{_n_deals(res['deals'])} in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads}); "
         f"wrote {res['dir']}"

@@ -150,6 +150,27 @@ def max_processes() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def check_where(processes: int | None, cluster: int | None, scheduler: str | None) -> bool:
+    """Check where a run's chunks are to be played (:func:`tranca_sim.parallel.pool`); True when
+    on workers (processes or Dask), False in this process.
+
+    Raises
+    ------
+    RunOptionError
+        For ``processes`` outside 1 .. the cores, ``cluster`` outside 1 .. 1024, or more than one
+        of them with ``scheduler``.
+    """
+    if processes is not None:
+        _check_int("processes", processes, 1, max_processes())
+    if cluster is not None:
+        _check_int("cluster", cluster, 1, 1024)
+    if sum(x is not None for x in (processes, cluster, scheduler)) > 1:
+        raise RunOptionError(
+            "give one of processes, cluster (a LocalCluster) or scheduler (an existing cluster)"
+        )
+    return processes is not None or cluster is not None or scheduler is not None
+
+
 def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RunOptionError(f"{name} must be an integer, got {value!r}")
@@ -445,12 +466,7 @@ def run_simulation(
             "written whole); give a directory ending in / or dataset=True"
         )
     dataset = bool(dataset or resume or _ds.wants_dataset(out))
-    if processes is not None:
-        _check_int("processes", processes, 1, max_processes())
-    if cluster is not None:
-        _check_int("cluster", cluster, 1, 1024)
-    if scheduler is not None and cluster is not None:
-        raise RunOptionError("give cluster (a LocalCluster) or scheduler (an existing cluster), not both")
+    check_where(processes, cluster, scheduler)
     pool = processes if processes is not None else (cluster or scheduler)
     log_idx = parse_log_deals(log_deals, deals, seed) if matches is None else []
     if dataset:

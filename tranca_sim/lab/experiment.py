@@ -31,6 +31,7 @@ report leaves an existing directory whole.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as _dt
 import json
 import math
@@ -230,6 +231,10 @@ def run_experiment(
     threads: int | None = None,
     progress: bool = True,
     report: bool = True,
+    *,
+    processes: int | None = None,
+    cluster: int | None = None,
+    scheduler: str | None = None,
 ) -> dict:
     """Run an experiment file and write its output directory.
 
@@ -246,7 +251,14 @@ def run_experiment(
     force : bool
         Replace a non-empty ``out_dir``.
     threads : int, optional
-        numba threads (default all cores).
+        numba threads (default all cores; with ``processes``, ``cluster`` or ``scheduler``: per
+        worker, default 1).
+    processes, cluster, scheduler : optional
+        Where the runs' batches are played (:func:`tranca_sim.parallel.pool`): ``processes`` local
+        worker processes, a Dask ``LocalCluster`` of ``cluster`` workers, or the existing Dask
+        cluster of ``scheduler`` (an address); default this process.  Every batch is fixed by the
+        seed, the strategies and its deal indices, so the runs' rows are the same wherever they
+        are played.
     progress : bool
         One tqdm bar on stderr for all runs of the experiment.
     report : bool
@@ -270,11 +282,14 @@ def run_experiment(
         cannot be written, or when the report fails (an existing ``out_dir`` is then
         left as it was; a new one holds the runs, without report).
     tranca_sim.run.RunOptionError
-        For a bad ``threads``.
+        For a bad ``threads``, ``processes`` or ``cluster``, or both ``cluster`` and ``scheduler``.
+    tranca_sim.parallel.ClusterError
+        If the Dask cluster cannot be started or reached, or a worker runs another version.
     tranca_sim.io.RunFileError
         For an ``OSError`` while writing (disk full); nothing is left behind.
     """
-    from ..run import RunOptionError
+    from .. import parallel as _par
+    from ..run import RunOptionError, check_where
 
     src = Path(path)
     spec = load_spec(src, deals_cap=deals)
@@ -283,8 +298,9 @@ def run_experiment(
 
     if threads is not None and not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise RunOptionError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    pooled = check_where(processes, cluster, scheduler)
     check_out_dir(out, force)
-    n_threads = threads if threads is not None else numba.get_num_threads()
+    n_threads = threads if threads is not None else (1 if pooled else numba.get_num_threads())
 
     from strategies import resolve
 
@@ -307,6 +323,28 @@ def run_experiment(
     rho2 = cs_rho2(stop["tune"] / per_unit, stop["alpha"])
     batch_units, budget_units = spec["batch"] // per_unit, spec["budget"] // per_unit
     seed = spec["seed"]
+    texts = {p.key: (resolve(p.side_a).portable_text, resolve(p.side_b).portable_text) for p in plans}
+    version = _io.package_version()
+    env = _par.task_env(scheduler is None)
+    rule_dict = dataclasses.asdict(rules)
+    worker_threads = n_threads if pooled else None  # in this process: the threads set below
+
+    def batches(workplace, jobs):
+        """Play ``jobs`` (``(plan, first deal, count)``, at most one per run) on the pool and write
+        each to its run file as it arrives; their columns by ``(plan key, first deal)``.  The bar
+        moves as each variant's batch finishes (not the shared baseline's)."""
+        tasks = [
+            _par.ChunkTask(j, s0, n, rule_dict, texts[p.key], seed, False, worker_threads, version, env)
+            for j, (p, s0, n) in enumerate(jobs)
+        ]
+        got = {}
+        for j, cols, _note in workplace.run(tasks, ordered=False):
+            p, s0, n = jobs[j]
+            writers[p.key].write(cols)
+            got[p.key, s0] = cols
+            if p.role != "baseline":
+                bar.update(n)
+        return got
 
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     writers: dict[str, _RunWriter] = {}
@@ -317,9 +355,12 @@ def run_experiment(
     total = spec["budget"] * len(variants)
     bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="loading the engine")
     threads_before = numba.get_num_threads()
-    numba.set_num_threads(n_threads)
+    if not pooled:
+        numba.set_num_threads(n_threads)
     played = 0
+    stack = contextlib.ExitStack()
     try:
+        workplace = stack.enter_context(_par.pool(processes=processes, cluster=cluster, scheduler=scheduler))
         with _io.writing(out):
             out.parent.mkdir(parents=True, exist_ok=True)
             (tmp / "runs").mkdir(parents=True)
@@ -328,6 +369,10 @@ def run_experiment(
             meta = _run_meta(p, specs, spec, n_threads)
             writers[p.key] = _RunWriter(tmp / "runs" / f"{p.key}.parquet", meta)
         simulate_chunk(rules, (spec["baseline"], spec["baseline"]), master_seed=seed, start=0, count=1)
+        if pooled:  # each worker loads the kernels once, from the disk cache this process just filled
+            workplace.warm(
+                _par.ChunkTask(0, 0, 1, rule_dict, texts[plans[0].key], seed, False, n_threads, version, env)
+            )
         bar.set_description(f"{spec['name']}: {len(variants)} variants")
         t0 = time.perf_counter()
         look = 0
@@ -337,28 +382,18 @@ def run_experiment(
             start = look - 1  # every active variant has played `look - 1` full batches
             start_unit = start * batch_units
             count = min(batch_units, budget_units - start_unit)
-            if base_plan is not None and base_deals < start_unit + count:  # the shared baseline run
-                cols = simulate_chunk(
-                    rules,
-                    (base_plan.side_a, base_plan.side_b),
-                    master_seed=seed,
-                    start=base_deals,
-                    count=start_unit + count - base_deals,
-                )
-                writers[base_plan.key].write(cols)
-                base_cols.append(cols)
+            # this look's batches: the shared baseline run's next deals, then each active variant's runs
+            jobs = []
+            if base_plan is not None and base_deals < start_unit + count:
+                jobs.append((base_plan, base_deals, start_unit + count - base_deals))
+            jobs += [(p, start_unit, count) for v in active for p in v.plans]
+            played_cols = batches(workplace, jobs)
+            played += sum(n for _, _, n in jobs)
+            if base_plan is not None and base_deals < start_unit + count:
+                base_cols.append(played_cols[base_plan.key, base_deals])
                 base_deals = start_unit + count
-                played += len(cols["side"]) // 2
             for v in active:
-                got = {}
-                for p in v.plans:
-                    cols = simulate_chunk(
-                        rules, (p.side_a, p.side_b), master_seed=seed, start=start_unit, count=count
-                    )
-                    writers[p.key].write(cols)
-                    got[p.role] = cols
-                    played += count
-                    bar.update(count)
+                got = {p.role: played_cols[p.key, start_unit] for p in v.plans}
                 if dup:
                     paired = duplicate_units(got["ab"], got["ba"])
                 else:
@@ -414,6 +449,7 @@ def run_experiment(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     finally:
+        stack.close()  # the pool's workers (a LocalCluster is shut down)
         bar.close()
         numba.set_num_threads(threads_before)
     result = {
