@@ -5,11 +5,13 @@ and peak memory against the number of deals.
     .venv/bin/python benchmarks/bench_scale.py --rss 1000000 3000000     # peak RSS, flat in N
 
 Each measurement is a fresh process (``--one``) running ``run_simulation`` with a dataset
-output (``--out DIR/``, one Parquet file per chunk), basic vs random, cached kernels (a
-warm-up run fills numba's cache first).  Printed: commit, load average before and after,
-deals/s (simulation and Parquet written, the engine's load excluded), each worker's
-chunks, its one load of the kernels and numba's compiles there, and the peak resident memory
-of the run's process and of its largest worker.
+output (``--out DIR/``, one Parquet file per chunk), ``--pair`` (default basic vs basic), cached
+kernels (a warm-up run fills numba's cache first).  Printed: commit, load average before and after,
+the end-to-end rate (deals/s with the Parquet files written, the engine's load excluded), the kernel
+rate (deals over the busiest worker's seconds inside ``simulate_chunk``) and the parallel efficiency
+(kernel rate over the workers' count times the first mode's kernel rate: run ``threads:1`` first),
+each worker's chunks, its one load of the kernels and numba's compiles there, and the peak
+resident memory of the run's process and of its largest worker.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def one(mode: str, deals: int, chunk: int, out: str) -> dict:
+def one(mode: str, deals: int, chunk: int, out: str, pair: str = "basic-basic") -> dict:
     from tranca_sim.run import run_simulation
 
     kw = {"threads": 2}
@@ -43,8 +45,7 @@ def one(mode: str, deals: int, chunk: int, out: str) -> dict:
         "tranca",
         deals,
         1,
-        "basic",
-        "random",
+        *pair.split("-"),
         out,
         chunk_size=chunk,
         progress=False,
@@ -57,7 +58,10 @@ def one(mode: str, deals: int, chunk: int, out: str) -> dict:
         "mode": mode,
         "deals": deals,
         "chunk_size": chunk,
+        "pair": pair,
         "deals_per_s": res["deals_per_s"],
+        "kernel_seconds": max(w.get("kernel_seconds", 0.0) for w in res["workers"].values()),
+        "n_workers": len(res["workers"]),
         "seconds": res["seconds"],
         "wall_seconds": wall,
         "workers": res["workers"],
@@ -66,8 +70,8 @@ def one(mode: str, deals: int, chunk: int, out: str) -> dict:
     }
 
 
-def run_one(mode: str, deals: int, chunk: int, out: str) -> dict:
-    cmd = [sys.executable, __file__, "--one", mode, str(deals), str(chunk), out]
+def run_one(mode: str, deals: int, chunk: int, out: str, pair: str = "basic-basic") -> dict:
+    cmd = [sys.executable, __file__, "--one", mode, str(deals), str(chunk), out, pair]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -80,30 +84,47 @@ def commit() -> str:
     return r.stdout.strip() or "?"
 
 
-def show(r: dict) -> None:
+def show(r: dict, base_kernel: float | None = None) -> float:
+    """Print one measurement; returns its kernel rate (deals/s)."""
     ws = r["workers"]
+    kernel = r["deals"] / r["kernel_seconds"] if r["kernel_seconds"] > 0 else float("nan")
+    eff = ""
+    if base_kernel:
+        eff = (
+            f", parallel efficiency {kernel / (base_kernel * r['n_workers']):.0%}"
+            if "threads" not in r["mode"]
+            else ""
+        )
+        if r["mode"].startswith("threads:"):
+            n = int(r["mode"].split(":")[1])
+            eff = f", parallel efficiency {kernel / (base_kernel * n):.0%}"
     loads = ", ".join(f"{w['chunks']} chunks / load {w['load_seconds']:.1f} s / compiles {w['cache_misses']}"
                       for w in ws.values())  # fmt: skip
     print(
-        f"  {r['mode']:<12} {r['deals']:>10,} deals  {r['deals_per_s']:>9,.0f} deals/s  "
+        f"  {r['mode']:<12} {r['deals']:>10,} deals  end to end {r['deals_per_s']:>9,.0f} deals/s, "
+        f"kernel {kernel:>9,.0f} deals/s{eff}  "
         f"({r['seconds']:.1f} s; process wall {r['wall_seconds']:.1f} s)  "
         f"peak RSS {r['rss_self_mib']:.0f} MiB, largest child {r['rss_children_max_mib']:.0f} MiB"
     )
-    if len(ws) > 1 or r["mode"] != "threads:2":
+    if len(ws) > 1 or not r["mode"].startswith("threads"):
         print(f"               workers: {loads}")
+    return kernel
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--one", nargs=4, metavar=("MODE", "DEALS", "CHUNK", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--one", nargs=5, metavar=("MODE", "DEALS", "CHUNK", "OUT", "PAIR"), help=argparse.SUPPRESS
+    )
+    ap.add_argument("--pair", default="basic-basic", help="strategies of side A and B (default basic-basic)")
     ap.add_argument("--deals", type=int, default=200_000, help="deals of the rate comparison")
     ap.add_argument("--chunk-size", type=int, default=25_000)
     ap.add_argument("--modes", nargs="*", default=["threads:1", "threads:2", "processes:2", "cluster:2"])
     ap.add_argument("--rss", type=int, nargs="*", default=None, help="deal counts for the memory runs")
     a = ap.parse_args()
     if a.one:
-        mode, deals, chunk, out = a.one
-        print(json.dumps(one(mode, int(deals), int(chunk), out)))
+        mode, deals, chunk, out, pair = a.one
+        print(json.dumps(one(mode, int(deals), int(chunk), out, pair)))
         return
     tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
@@ -112,12 +133,14 @@ def main() -> None:
         if a.rss:
             print("peak memory against deals (in-process, 2 threads, 50,000-deal chunks):")
             for n in a.rss:
-                show(run_one("threads:2", n, 50_000, f"{tmp}/rss-{n}/"))
+                show(run_one("threads:2", n, 50_000, f"{tmp}/rss-{n}/", a.pair))
                 shutil.rmtree(tmp / f"rss-{n}", ignore_errors=True)
         else:
-            print(f"{a.deals:,} deals of basic vs random, chunks of {a.chunk_size:,}:")
+            print(f"{a.deals:,} deals of {a.pair.replace('-', ' vs ')}, chunks of {a.chunk_size:,}:")
+            base = None
             for m in a.modes:
-                show(run_one(m, a.deals, a.chunk_size, f"{tmp}/{m.replace(':', '-')}/"))
+                k = show(run_one(m, a.deals, a.chunk_size, f"{tmp}/{m.replace(':', '-')}/", a.pair), base)
+                base = base or k
         print(f"load average after {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

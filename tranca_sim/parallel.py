@@ -98,7 +98,8 @@ def run_chunk(task: ChunkTask) -> tuple[int, dict, dict]:
         The chunk index, the engine columns (:func:`tranca_sim.engine.simulate_chunk`) and a
         note on the worker: ``host``, ``pid``, ``first`` (this process's first chunk),
         ``load_seconds`` (import and first kernel call, on the first chunk), ``cache_hits``
-        and ``cache_misses`` (numba's, of the batch kernel in this process: a miss is a compile).
+        and ``cache_misses`` (numba's, of the batch kernel in this process: a miss is a compile),
+        ``kernel_seconds`` (the chunk's time in :func:`tranca_sim.engine.simulate_chunk`).
 
     Raises
     ------
@@ -134,6 +135,7 @@ def run_chunk(task: ChunkTask) -> tuple[int, dict, dict]:
         count=task.count,
         check=task.check,
     )
+    t1 = time.perf_counter()
     _WORKER["chunks"] += 1
     stats = kernel._simulate_nb.stats
     note = {
@@ -143,6 +145,7 @@ def run_chunk(task: ChunkTask) -> tuple[int, dict, dict]:
         "load_seconds": (_WORKER["import_seconds"] + time.perf_counter() - t0) if first else 0.0,
         "cache_hits": sum(stats.cache_hits.values()),
         "cache_misses": sum(stats.cache_misses.values()),
+        "kernel_seconds": t1 - t0,
     }
     return task.index, cols, note
 

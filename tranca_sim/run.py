@@ -545,9 +545,13 @@ def run_simulation(
     bar = None
 
     def noted(note: dict, chunks: int) -> None:
-        w = workers.setdefault(f"{note['host']}:{note['pid']}", {"chunks": 0, "load_seconds": 0.0})
+        w = workers.setdefault(
+            f"{note['host']}:{note['pid']}", {"chunks": 0, "load_seconds": 0.0, "kernel_seconds": 0.0}
+        )
         w["chunks"] += chunks
         w["load_seconds"] += note["load_seconds"]
+        if chunks:  # not the warm-up deal
+            w["kernel_seconds"] += note.get("kernel_seconds", 0.0)
         w["cache_misses"] = note["cache_misses"]
 
     def finished(results):
