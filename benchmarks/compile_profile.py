@@ -1,0 +1,90 @@
+"""Where the first run's compile time goes: numba's compile events per function.
+
+Usage::
+
+    python benchmarks/compile_profile.py [--top 25] [--preset tranca] [--pair basic-basic]
+
+Plays one deal with ``simulate_chunk`` in this process with an EMPTY numba cache (it refuses a
+``TRANCA_SIM_CACHE_DIR`` that already holds files: point it at a fresh directory), recording
+numba's ``numba:compile`` events (:mod:`numba.core.event`).  Each njit function compiled on the way
+is one event with a start and an end; nested events are the callees compiled while the caller
+was being typed.  Prints, per function, the time inside its own compile excluding its callees'
+compiles (self) and including them (total), the whole wall and CPU time of the first call, and
+the size of each function's cache file (machine code plus what it links: an inlined callee is
+copied into every caller, so the sizes show where inlining multiplies code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--preset", default="tranca")
+    ap.add_argument("--pair", default="basic-basic")
+    args = ap.parse_args()
+
+    cache = os.environ.get("TRANCA_SIM_CACHE_DIR")
+    if not cache or (Path(cache).exists() and any(Path(cache).rglob("*.nbi"))):
+        print(
+            "set TRANCA_SIM_CACHE_DIR to an empty directory (the compile must not hit a cache)",
+            file=sys.stderr,
+        )
+        return 2
+
+    w0, c0 = time.perf_counter(), time.process_time()
+    from numba.core import event
+
+    from tranca_sim import engine
+    from tranca_sim.rules import get_preset
+
+    rules = get_preset(args.preset)
+    w_imp, c_imp = time.perf_counter() - w0, time.process_time() - c0
+    with event.install_recorder("numba:compile") as rec:
+        w1, c1 = time.perf_counter(), time.process_time()
+        engine.simulate_chunk(rules, tuple(args.pair.split("-")), 1, 0, 1)
+        wall, cpu = time.perf_counter() - w1, time.process_time() - c1
+
+    total: dict[str, float] = defaultdict(float)
+    self_t: dict[str, float] = defaultdict(float)
+    stack: list[list] = []  # [name, start, child time]
+    for ts, ev in rec.buffer:
+        disp = ev.data.get("dispatcher")
+        name = getattr(getattr(disp, "py_func", None), "__qualname__", str(disp))
+        mod = getattr(getattr(disp, "py_func", None), "__module__", "")
+        name = f"{mod.rsplit('.', 1)[-1]}.{name}"
+        if ev.is_start:
+            stack.append([name, ts, 0.0])
+        elif ev.is_end and stack:
+            nm, t0, child = stack.pop()
+            dt = ts - t0
+            total[nm] += dt
+            self_t[nm] += dt - child
+            if stack:
+                stack[-1][2] += dt
+    sizes: dict[str, int] = defaultdict(int)
+    for f in Path(cache).rglob("*.nbc"):
+        sizes[f.name.split("-")[0]] += f.stat().st_size
+    print(f"import {w_imp:.1f} s wall ({c_imp:.1f} s CPU); first call (compile + 1 deal): "
+          f"{wall:.1f} s wall, {cpu:.1f} s CPU; {len(total)} functions compiled; "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"{'function':44s} {'self s':>8s} {'total s':>8s} {'cache KiB':>10s}")
+    for nm in sorted(self_t, key=self_t.get, reverse=True)[: args.top]:
+        print(f"{nm:44s} {self_t[nm]:8.2f} {total[nm]:8.2f} {sizes.get(nm, 0) / 1024:10.0f}")
+    print(
+        f"sum of self times {sum(self_t.values()):.1f} s; cache files {sum(sizes.values()) / 2**20:.1f} MiB"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
