@@ -304,10 +304,15 @@ def test_experiment_on_processes_and_a_local_cluster(handicaps, tmp_path):
     """Every batch is fixed by the seed, the strategies and its deal indices: played on 2 local
     processes or a 2-worker Dask LocalCluster, the runs hold the same rows as in-process, so the
     stopping looks and the comparison table are the same too."""
+    from joblib.externals.loky import get_reusable_executor
+
     _, exp = handicaps
     src = write(tmp_path, HANDICAPS)
     for name, where in (("procs", {"processes": 2}), ("dask", {"cluster": 2})):
-        res = run_experiment(src, tmp_path / name, progress=False, report=False, **where)
+        try:
+            res = run_experiment(src, tmp_path / name, progress=False, report=False, **where)
+        finally:  # later tests (test_scale.py) count each fresh worker's one load of the kernels
+            get_reusable_executor().shutdown(wait=True)
         got = load_experiment(tmp_path / name)
         assert res["threads"] == 1  # per worker
         assert [r.path.name for r in got.runs] == [r.path.name for r in exp.runs], name
