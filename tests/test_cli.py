@@ -14,9 +14,9 @@ import numba
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_call import call
 
 import tranca_sim
-from tranca_sim.cli import main
 from tranca_sim.io import RunFileError, load_meta, load_run
 from tranca_sim.run import RunOptionError, run_simulation
 
@@ -38,16 +38,6 @@ def run_cli(*args, cwd):
         timeout=600,
     )
     return p.returncode, p.stdout, p.stderr
-
-
-def call(argv, capsys):
-    """``main(argv)`` in this process: (exit status, stdout, stderr)."""
-    try:
-        status = main(argv)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def assert_user_error(status, err, *words):

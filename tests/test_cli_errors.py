@@ -11,19 +11,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_call import call
 
-from tranca_sim.cli import main
 from tranca_sim.run import run_simulation
 from tranca_sim.schema import COLUMNS
-
-
-def call(argv, capsys):
-    try:
-        status = main(argv)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def assert_cli_error(status, err, words):

@@ -5,21 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cli_call import call
 
 from tranca_sim.cli import main
 from tranca_sim.io import load_meta, load_run
 from tranca_sim.schema import MATCH_COLUMNS, match_markdown
 
 ARGS = ["--side-b", "basic:wild_reserve=1", "--rule", "match_target=1500", "--rule", "first_meld_min=75"]
-
-
-def call(argv, capsys):
-    try:
-        status = main(argv)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def one_error(status, err, words):

@@ -11,22 +11,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_call import call
 
 from strategies import strategy_params
 from tranca_sim import io, run
-from tranca_sim.cli import build_parser, main
+from tranca_sim.cli import build_parser
 from tranca_sim.io import load_meta, write_run
 from tranca_sim.run import run_simulation
 from tranca_sim.schema import COLUMNS
-
-
-def call(argv, capsys):
-    try:
-        status = main(argv)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 # ---- 8: compiling is said, and not counted in the deals' rate ---------------------------------

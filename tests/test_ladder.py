@@ -9,19 +9,10 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from cli_call import call
 
-from tranca_sim.cli import main
 from tranca_sim.lab.ladder import pair_plan, parse_player
 from tranca_sim.lab.rating import _strata, bootstrap_ratings, bt_ratings, points_ratings, win_matrix
-
-
-def call(argv, capsys):
-    try:
-        status = main(argv)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _decks(wins: int, losses: int, draws: int = 0, margin: float = 10.0) -> np.ndarray:

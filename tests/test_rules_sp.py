@@ -18,6 +18,7 @@ import copy
 
 import numpy as np
 import pytest
+from cli_call import call
 
 from tranca_sim.engine import play_position
 from tranca_sim.engine.cards import parse
@@ -318,23 +319,12 @@ def test_validate_meld_sp(sp, cards, legal, kind, clean, canasta):
 # ---- the presets listing and --rule ----------------------------------------------------------
 
 
-def _cli(argv, capsys):
-    from tranca_sim.cli import main
-
-    try:
-        status = main(argv)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def test_presets_listing_names_sources_and_differences(capsys):
     """`tranca-sim presets`: every preset with its source and the options that differ from tranca."""
     from tranca_sim.rules import PRESET_SOURCES, PRESETS
 
     assert set(PRESETS) <= set(PRESET_SOURCES)
-    status, out, _ = _cli(["presets"], capsys)
+    status, out, _ = call(["presets"], capsys)
     assert status == 0
     for name in PRESETS:
         assert f"{name}  (source: " in out
@@ -353,7 +343,7 @@ def test_presets_listing_names_sources_and_differences(capsys):
     ],
 )
 def test_rule_errors_on_sp(tmp_path, capsys, rule, words):
-    status, _, err = _cli(
+    status, _, err = call(
         [
             "simulate",
             "--preset",

@@ -10,23 +10,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from cli_call import call
 
 from strategies import StrategyError, resolve
 from strategies.search import search_space, space_of
-from tranca_sim.cli import main
 from tranca_sim.lab.tune import TuneConfig, TuneError, check_config, run_tune
 from tranca_sim.rules import get_preset
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def call(argv, capsys):
-    try:
-        status = main(argv)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 # ---- the search space -------------------------------------------------------------------
