@@ -144,6 +144,12 @@ def test_cli_ladder_end_to_end(tmp_path, capsys):
         (["--player", "basic", "--player", "nosuch"], "nosuch"),
         (["--player", "basic"], "at least 2 players"),
         (["--preset", "nosuch"], "--preset"),
+        # a new user's finds: a three-player table gave a traceback, an unknown anchor was ignored
+        (
+            ["--preset", "tranca-3p", "--player", "basic", "--player", "random"],
+            "--preset tranca-3p: a table of 3",
+        ),
+        (["--player", "basic", "--player", "random", "--anchor", "zzz"], "--anchor 'zzz' is not a player"),
     ],
 )
 def test_cli_ladder_errors(extra, words, tmp_path, capsys):
@@ -160,3 +166,12 @@ def test_cli_ladder_default_players_refused_by_a_preset_say_how_to_choose(tmp_pa
     )
     assert status == 2 and "strategy 'search' supports the presets" in err
     assert "choose the players with --player" in err
+
+
+def test_cli_ladder_names_out_when_the_directory_is_not_empty(tmp_path, capsys):
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "x.txt").write_text("keep")
+    argv = ["ladder", "--out", str(tmp_path / "o"), "--decks", "4", "--player", "basic", "--player", "random"]
+    status, _, err = call(argv, capsys)
+    assert status == 2 and err.startswith("tranca-sim: error: --out") and "Traceback" not in err
+    assert (tmp_path / "o" / "x.txt").read_text() == "keep"

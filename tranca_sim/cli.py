@@ -980,6 +980,12 @@ def _cmd_ladder(a) -> None:
         from .rules import get_preset
 
         get_preset(a.preset)
+    with _flag("--out"):
+        from pathlib import Path
+
+        from .lab.experiment import check_out_dir
+
+        check_out_dir(Path(a.out), a.force)
     players = a.player if a.player else None  # None: DEFAULT_PLAYERS
     res = run_ladder(
         a.out,

@@ -138,7 +138,8 @@ def run_ladder(
     seed : int
         Master seed of every run (common decks).
     anchor : str
-        Label of the player rated 0 (default ``basic``; the first player if absent).
+        Label of the player rated 0 (default ``basic``; the first player if ``basic`` does not
+        play; another label that is not a player's is an error).
     bootstrap : int
         Bootstrap resamples of the intervals.
     threads : int, optional
@@ -164,6 +165,11 @@ def run_ladder(
     from .ladder_report import summarize_ladder, write_outputs
 
     rules = get_preset(preset)
+    if rules.n_sides != 2:
+        raise LadderError(
+            f"--preset {preset}: a table of {rules.n_sides} solo players; the ladder's pairs play two sides "
+            "(choose a two-sided preset, e.g. tranca or tranca-2p)"
+        )
     ps = make_players(players if players is not None else DEFAULT_PLAYERS, preset, players is not None)
     if decks < 2 or slow_decks < 2:
         raise LadderError(f"--decks and --search-decks must be at least 2, got {decks} and {slow_decks}")
@@ -176,6 +182,8 @@ def run_ladder(
     out = Path(out_dir)
     check_out_dir(out, force)
     labels = [p.label for p in ps]
+    if anchor not in labels and anchor != "basic":  # the default anchor falls back to the first player
+        raise LadderError(f"--anchor {anchor!r} is not a player's label; the players: {', '.join(labels)}")
     anchor_i = labels.index(anchor) if anchor in labels else 0
     plan = pair_plan(ps, decks, slow_decks)
     n_threads = threads if threads is not None else numba.get_num_threads()
