@@ -207,3 +207,23 @@ def test_a_damaged_run_is_refused_by_every_reader(files, capsys):
         status, out, err = call([argv[0], str(files["CORRUPT"]), *argv[1:]], capsys)
         assert_cli_error(status, err, [str(files["CORRUPT"]), "is corrupt or truncated"])
         assert out == ""
+
+
+@pytest.mark.parametrize("keep", ["side A only", "no row"])
+def test_summarize_refuses_rows_that_cannot_be_paired(files, tmp_path, capsys, keep):
+    # a new user's find: a file with side B's rows cut out (metadata kept) was summarised
+    # with "0 deals" for B and exit 0
+    table = pq.read_table(files["RUN"])
+    meta = table.schema.metadata
+    import pyarrow.compute as pc
+
+    mask = pc.equal(table["side"], 0) if keep == "side A only" else pc.equal(table["side"], 9)
+    cut = tmp_path / "cut.parquet"
+    pq.write_table(table.filter(mask).replace_schema_metadata(meta), cut)
+    status, out, err = call(["summarize", str(cut)], capsys)
+    assert status == 2 and out == "" and "Traceback" not in err
+    assert err.startswith(f"tranca-sim: error: {cut}: ")
+    expected = (
+        "rows that cannot be paired (side A 30, side B 0 rows" if keep == "side A only" else "holds no deal"
+    )
+    assert expected in err

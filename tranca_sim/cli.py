@@ -682,6 +682,7 @@ def _cmd_summarize(a) -> None:
 
     meta = load_meta(a.path)
     df = load_run(a.path, columns=list(SUMMARY_COLUMNS))
+    _check_pairable(a.path, meta, df)
     summary = summarize(df, labels=side_labels(meta))
     warning = turn_limit_warning(summary)
     if warning:
@@ -693,6 +694,23 @@ def _cmd_summarize(a) -> None:
         acc = MatchSummary(n_sides=len(meta.get("strategies") or ()) or 2)
         acc.update(load_run(a.path, backend="pandas", columns=list(MATCH_SUMMARY_COLUMNS)))
         print(format_match_summary(acc.result(), side_labels(meta) or ("A", "B")))
+
+
+def _check_pairable(path, meta: dict | None, df) -> None:
+    """A run holds one row per side for every deal: a file without rows, or with a side missing
+    or short of rows (an edited or partly copied file), cannot be paired and is refused."""
+    sides = (meta or {}).get("strategies")
+    n_sides = len(sides) if isinstance(sides, list) and len(sides) in (2, 3) else 2
+    if df.height == 0:
+        _fail(f"{path}: the run holds no deal")
+    counts = {int(k): int(v) for k, v in df.group_by("side").len().iter_rows()}
+    rows = [counts.get(i, 0) for i in range(n_sides)]
+    if len(set(rows)) != 1 or set(counts) - set(range(n_sides)):
+        got = ", ".join(f"side {chr(65 + i)} {r}" for i, r in enumerate(rows))
+        _fail(
+            f"{path}: rows that cannot be paired ({got} rows; a run has one row per side for every "
+            "deal): a damaged or edited file? 'tranca-sim check' says more"
+        )
 
 
 def side_labels(meta: dict) -> list[str] | None:
