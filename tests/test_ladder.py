@@ -175,3 +175,27 @@ def test_cli_ladder_names_out_when_the_directory_is_not_empty(tmp_path, capsys):
     status, _, err = call(argv, capsys)
     assert status == 2 and err.startswith("tranca-sim: error: --out") and "Traceback" not in err
     assert (tmp_path / "o" / "x.txt").read_text() == "keep"
+
+
+def test_ladder_names_a_user_strategy_file_before_the_engine_loads(tmp_path):
+    # a new user's find: any --player from a file failed with "the engine of this process is
+    # already loaded", since run_ladder imported the engine before resolving the players. In a
+    # fresh process the players now resolve first, so the next error is the one about --decks.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    argv = ["ladder", "--out", "o", "--decks", "1", "--no-progress", "--player", "basic"]
+    argv += ["--player", f"g={root / 'examples' / 'greedy.py'}:greedy"]
+    p = subprocess.run(
+        [sys.executable, "-m", "tranca_sim.cli", *argv],
+        check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 2, p.stderr
+    assert "already loaded" not in p.stderr
+    assert p.stderr == "tranca-sim: error: --decks and --search-decks must be at least 2, got 1 and 1\n"

@@ -155,14 +155,7 @@ def run_ladder(
     LadderError, tranca_sim.lab.experiment.ExperimentError, tranca_sim.rules.RulesError
         For bad settings or an output directory that cannot be written; nothing is played then.
     """
-    import numba
-    from tqdm.auto import tqdm
-
-    from ..engine import simulate_chunk
     from ..rules import get_preset
-    from .designs import duplicate_units
-    from .experiment import _run_meta, _RunWriter, _swap_into_place, check_out_dir
-    from .ladder_report import summarize_ladder, write_outputs
 
     rules = get_preset(preset)
     if rules.n_sides != 2:
@@ -170,7 +163,17 @@ def run_ladder(
             f"--preset {preset}: a table of {rules.n_sides} solo players; the ladder's pairs play two sides "
             "(choose a two-sided preset, e.g. tranca or tranca-2p)"
         )
+    # the players first: a user's strategy file must be named before the engine is imported
     ps = make_players(players if players is not None else DEFAULT_PLAYERS, preset, players is not None)
+
+    import numba
+    from tqdm.auto import tqdm
+
+    from ..engine import simulate_chunk
+    from .designs import duplicate_units
+    from .experiment import _run_meta, _RunWriter, _swap_into_place, check_out_dir
+    from .ladder_report import summarize_ladder, write_outputs
+
     if decks < 2 or slow_decks < 2:
         raise LadderError(f"--decks and --search-decks must be at least 2, got {decks} and {slow_decks}")
     if slow_decks > decks:
