@@ -435,7 +435,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--anchor",
         default="basic",
         metavar="LABEL",
-        help="label of the player rated 0; default basic (the first player when none has the label)",
+        help="label of the player rated 0, one of the players' labels; default basic (the first player "
+        "when basic does not play)",
     )
     la.add_argument("--bootstrap", type=_positive_int, default=2000, help="bootstrap resamples; default 2000")
     la.add_argument("--force", action="store_true", help="replace a non-empty output directory")
