@@ -28,7 +28,7 @@ from .cards import N_KINDS
 from .melds import apply_meld_action, list_meld_actions, side_of
 from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_RUN, A_RUN_EXT, A_RUN_NEW, act_type, act_x, act_y
 from .runs import apply_run_action, list_run_actions
-from .state import MS_WAITING, SC_LOG_ON, SC_OVER, SC_PILE_N, SS_MELD_MIN, SS_MORTO, SS_N_MELDS
+from .state import MS_WAITING, SC_LOG_ON, SC_OVER, SC_PILE_N, SS_MELD_MIN, SS_MORTO, SS_N_MELDS, copy_state
 from .turn import after_meld, take_pile
 
 
@@ -63,40 +63,9 @@ def must_go_on(st, rp, side):
 
 
 @njit(cache=True, _nrt=False)
-def _copy1(dst, src):
-    for i in range(src.shape[0]):
-        dst[i] = src[i]
-
-
-@njit(cache=True, _nrt=False)
-def _copy2(dst, src):
-    for i in range(src.shape[0]):
-        for j in range(src.shape[1]):
-            dst[i, j] = src[i, j]
-
-
-@njit(cache=True, _nrt=False)
-def _copy3(dst, src):
-    for i in range(src.shape[0]):
-        for j in range(src.shape[1]):
-            for k in range(src.shape[2]):
-                dst[i, j, k] = src[i, j, k]
-
-
-@njit(cache=True, _nrt=False)
-def copy_state(dst, src):
-    """Copy every array of ``src`` but the action log into ``dst``; ``dst`` does not log."""
-    _copy1(dst.deck, src.deck)
-    _copy2(dst.hand, src.hand)
-    _copy2(dst.morto, src.morto)
-    _copy1(dst.pile, src.pile)
-    _copy3(dst.mh, src.mh)
-    _copy3(dst.mc, src.mc)
-    _copy2(dst.red3, src.red3)
-    _copy2(dst.taken, src.taken)
-    _copy1(dst.sc, src.sc)
-    _copy2(dst.ss, src.ss)
-    _copy2(dst.se, src.se)
+def _copy_unlogged(dst, src):
+    """:func:`~tranca_sim.engine.state.copy_state`, and ``dst`` does not log."""
+    copy_state(dst, src)
     dst.sc[SC_LOG_ON] = 0
 
 
@@ -155,7 +124,7 @@ def filter_melds(st, rp, seat, acts, n, scr, acts2):
     j = 0
     for i in range(n):
         a = acts[i]
-        copy_state(scr, st)
+        _copy_unlogged(scr, st)
         _apply(scr, rp, seat, a)
         if completes(scr, rp, seat, acts2, need):
             acts[j] = a
@@ -182,7 +151,7 @@ def filter_draws(st, rp, seat, acts, n, scr, acts2):
         if t == A_CAP_NEW or t == A_CAP_RUN or t == A_CAP_EXT:
             keep = False
             if not hopeless:
-                copy_state(scr, st)
+                _copy_unlogged(scr, st)
                 take_pile(scr, rp, seat, t, act_x(a), act_y(a))
                 after_meld(scr, rp, seat)
                 keep = completes(scr, rp, seat, acts2, need)

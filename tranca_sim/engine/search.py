@@ -113,6 +113,9 @@ from .state import (
     SS_N_MELDS,
     SS_RED3,
     State,
+    copy2d,
+    copy3d,
+    copy_state,
 )
 from .turn import (
     after_meld,
@@ -295,45 +298,6 @@ def evaluate(st, rp, side, out):
 # ---- worlds ------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def _copy1(dst, src):
-    for i in range(src.shape[0]):
-        dst[i] = src[i]
-
-
-@njit(cache=True, inline="always")
-def _copy2(dst, src):
-    for i in range(src.shape[0]):
-        for j in range(src.shape[1]):
-            dst[i, j] = src[i, j]
-
-
-@njit(cache=True, inline="always")
-def _copy3(dst, src):
-    for i in range(src.shape[0]):
-        for j in range(src.shape[1]):
-            for k in range(src.shape[2]):
-                dst[i, j, k] = src[i, j, k]
-
-
-@njit(cache=True, _nrt=False)
-def copy_state(src, dst):
-    """Copy every array of ``src`` but the action log into ``dst`` (same shapes; element by
-    element: numba's slice assignment between arrays may allocate, which a kernel without
-    reference counting cannot)."""
-    _copy1(dst.deck, src.deck)
-    _copy2(dst.hand, src.hand)
-    _copy2(dst.morto, src.morto)
-    _copy1(dst.pile, src.pile)
-    _copy3(dst.mh, src.mh)
-    _copy3(dst.mc, src.mc)
-    _copy2(dst.red3, src.red3)
-    _copy2(dst.taken, src.taken)
-    _copy1(dst.sc, src.sc)
-    _copy2(dst.ss, src.ss)
-    _copy2(dst.se, src.se)
-
-
 @njit(cache=True, _nrt=False)
 def _zero_state(st):
     st.deck[:] = 0
@@ -369,9 +333,9 @@ def sample_world(obs, rng, st, unseen, pool):
         unseen[k] = 2 if k < 52 else rp[R_N_JOKERS]
         unseen[k] -= obs.hand[k]
         st.hand[me, k] = obs.hand[k]
-    _copy3(st.mh, obs.mh)
-    _copy3(st.mc, obs.mc)
-    _copy2(st.taken, obs.taken)
+    copy3d(st.mh, obs.mh)
+    copy3d(st.mc, obs.mc)
+    copy2d(st.taken, obs.taken)
     for sd in range(2):
         for m in range(pub[PUB_N_MELDS + sd]):
             for k in range(N_KINDS):
@@ -644,7 +608,7 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
             seed_stream(wrng, key, w, 0)
             sample_world(obs, wrng, base, unseen, pool)
             for c in range(nc):
-                copy_state(base, st)
+                copy_state(st, base)
                 for s in range(4):
                     seed_stream(rngs[s], key, w, 1 + s)
                 _play_candidate(phase, cand[c], st, rp, me, prm, rngs, wacts, pub, hidden, turns)

@@ -173,6 +173,47 @@ def new_state(n_sides: int = 2) -> State:
     return new_state_nb.py_func(LOG_MAX, n_sides)
 
 
+@njit(cache=True, inline="always")
+def copy1d(dst, src):
+    """``dst[:] = src`` element by element (no allocation: callable where reference counting is
+    off); ``copy2d``/``copy3d`` for 2-d and 3-d arrays of the same shape."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True, inline="always")
+def copy2d(dst, src):
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@njit(cache=True, inline="always")
+def copy3d(dst, src):
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            for k in range(src.shape[2]):
+                dst[i, j, k] = src[i, j, k]
+
+
+@njit(cache=True, _nrt=False)
+def copy_state(dst, src):
+    """Copy every array of ``src`` but the action log into ``dst`` (same shapes; element by
+    element: numba's slice assignment between arrays may allocate, which a kernel without
+    reference counting cannot). The log switch ``sc[SC_LOG_ON]`` is copied with ``sc``."""
+    copy1d(dst.deck, src.deck)
+    copy2d(dst.hand, src.hand)
+    copy2d(dst.morto, src.morto)
+    copy1d(dst.pile, src.pile)
+    copy3d(dst.mh, src.mh)
+    copy3d(dst.mc, src.mc)
+    copy2d(dst.red3, src.red3)
+    copy2d(dst.taken, src.taken)
+    copy1d(dst.sc, src.sc)
+    copy2d(dst.ss, src.ss)
+    copy2d(dst.se, src.se)
+
+
 @njit(cache=True)
 def reset_state(st):
     """Zero every array of ``st`` in place (the log switch survives, the log empties)."""
