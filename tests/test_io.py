@@ -529,3 +529,40 @@ def test_schema_doc_is_current():
     assert doc.rstrip("\n").endswith(match_markdown()), (
         "regenerate the match table: python -m tranca_sim.schema"
     )
+
+
+def test_a_killed_runs_temporary_file_is_removed_by_a_later_write(tmp_path):
+    """SIGKILL leaves the hidden temporary file (no handler runs); a later write in the same
+    directory removes it once its process is gone and it is older than STALE_TEMP_SECONDS, and
+    keeps a live process's file and a dead one's recent file (a writer on another host)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import sys, time; from tranca_sim.io import atomic_output\n"
+        f"with atomic_output({str(tmp_path / 'killed.parquet')!r}) as tmp:\n"
+        "    tmp.write_bytes(b'half'); print(tmp.name, flush=True); time.sleep(60)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    killed = tmp_path / child.stdout.readline().strip()
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert killed.exists()  # what SIGKILL leaves behind
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        alive = tmp_path / f".tmp-tranca-{live.pid}-0123abcd"
+        recent = tmp_path / f".tmp-tranca-{child.pid}-89abcdef"
+        alive.write_bytes(b"x")
+        recent.write_bytes(b"x")
+        old = time.time() - io.STALE_TEMP_SECONDS - 5
+        for x in (killed, alive):
+            os.utime(x, (old, old))
+        write_run(tmp_path / "next.parquet", [fake_chunk(0, 5)], run_meta=META)
+        assert not killed.exists()
+        assert alive.exists() and recent.exists()
+        assert not (tmp_path / "killed.parquet").exists()
+    finally:
+        live.kill()
+        live.wait()

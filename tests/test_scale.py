@@ -337,3 +337,27 @@ def test_summarize_replay_and_check_read_a_dataset(reference, capsys):
         assert main(["summarize", str(path)]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and f"{DEALS}" in outs[0]
+
+
+def test_a_run_that_failed_before_its_first_chunk_does_not_block_the_next(tmp_path, capsys, monkeypatch):
+    """A --scheduler run that cannot reach its scheduler has written only the manifest (no chunk);
+    the next run at the same --out starts without --force, and a dataset holding a chunk is still
+    refused (test_existing_dataset_needs_resume_or_force)."""
+    import contextlib
+
+    from tranca_sim import parallel
+
+    @contextlib.contextmanager
+    def unreachable(**kwargs):
+        raise parallel.ClusterError("cannot reach the Dask scheduler at tcp://127.0.0.1:1: refused")
+        yield
+
+    out = tmp_path / "run"
+    with monkeypatch.context() as m:
+        m.setattr(parallel, "pool", unreachable)
+        status, _, err = call(sim_args(f"{out}/", "--scheduler", "tcp://127.0.0.1:1"), capsys)
+    assert status == 2 and "cannot reach the Dask scheduler" in err
+    assert ds.read_manifest(out)["chunks"] == []  # what the failed run leaves
+    status, _, err = call(sim_args(f"{out}/"), capsys)
+    assert status == 0, err
+    assert len(ds.read_manifest(out)["chunks"]) == DEALS // CHUNK

@@ -283,11 +283,23 @@ def check_dataset_out(path, force: bool = False, resume: bool = False) -> str:
                 f"({', '.join(sorted(foreign)[:3])}); give an empty or new directory"
             )
         return "empty"
+    if not (force or resume) and _holds_no_deal(p):
+        return "empty"  # a run that failed before its first chunk (a cluster it could not reach): nothing to lose
     if not (force or resume):
         raise _io.OutputExistsError(
             f"output dataset {str(p)!r} already exists; --resume finishes it, --force replaces it", p
         )
     return "dataset"
+
+
+def _holds_no_deal(p: Path) -> bool:
+    """Whether dataset ``p`` is a manifest listing no chunk and nothing else (temporaries aside)."""
+    try:
+        if read_manifest(p)["chunks"]:
+            return False
+    except _io.RunFileError:
+        return False
+    return all(x.name == MANIFEST or x.name.startswith(".tmp-tranca-") for x in p.iterdir())
 
 
 def _short(value) -> str:

@@ -20,8 +20,10 @@ import contextlib
 import datetime as _dt
 import json
 import os
+import re
 import secrets
 import stat
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -109,6 +111,56 @@ def _temp_name(kind: str) -> str:
     """A short hidden name for a temporary or probe file (at most ~40 characters, so any
     valid target name in the same directory can have one)."""
     return f".{kind}-tranca-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+#: A temporary file of an interrupted run is removed by a later write in its directory once its
+#: process is gone and it has not changed for this many seconds (guards a live writer on another
+#: host of a shared file system, whose process id means nothing here).
+STALE_TEMP_SECONDS = 300.0
+
+_TEMP_RE = re.compile(r"^\.(?:tmp|probe)-tranca-(\d+)-[0-9a-f]{8}$")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists (another user's) or cannot tell: keep its file
+    return True
+
+
+def remove_stale_temporaries(directory) -> list[Path]:
+    """Remove the hidden temporary files ``.tmp-tranca-<pid>-<hex>`` (and probe files) that a
+    killed run (SIGKILL, power loss) left in ``directory``.
+
+    A file is removed only when its name is exactly one of ours, its process ``pid`` is not
+    running on this machine, and it has not been modified for :data:`STALE_TEMP_SECONDS`.
+    Errors (a file vanishing meanwhile, no permission) are ignored.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files removed.
+    """
+    d = Path(directory) if str(directory) else Path(".")
+    removed: list[Path] = []
+    try:
+        names = [x for x in d.iterdir() if x.name.startswith((".tmp-tranca-", ".probe-tranca-"))]
+    except OSError:
+        return removed
+    now = time.time()
+    for x in names:
+        m = _TEMP_RE.match(x.name)
+        if m is None or int(m.group(1)) == os.getpid() or _pid_alive(int(m.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            st = x.lstat()
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= STALE_TEMP_SECONDS:
+                x.unlink()
+                removed.append(x)
+    return removed
 
 
 def _reason(e: OSError) -> str:
@@ -211,7 +263,8 @@ def atomic_output(path, force: bool = False):
     """Write a file atomically: yields a temporary path beside ``path`` to write.
 
     ``path`` is checked first (:func:`check_output_path`); when the block ends
-    normally the temporary file is renamed to ``path``.  On any exception
+    normally the temporary file is renamed to ``path``.  Temporary files that killed runs left in
+    the directory are removed first (:func:`remove_stale_temporaries`).  On any exception
     (``KeyboardInterrupt`` and termination included) the temporary file is
     removed, ``path`` is left as it was, and the exception propagates.  Wrap
     the writing itself in :func:`writing` to report ``OSError`` as
@@ -224,6 +277,7 @@ def atomic_output(path, force: bool = False):
         or became a link or special file meanwhile; if the rename fails.
     """
     p = check_output_path(path, force)
+    remove_stale_temporaries(p.parent)
     tmp = p.parent / _temp_name("tmp")
     try:
         yield tmp
