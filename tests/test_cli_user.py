@@ -22,13 +22,19 @@ from tranca_sim.schema import COLUMNS
 
 
 # ---- 8: compiling is said, and not counted in the deals' rate ---------------------------------
+@pytest.mark.parametrize("matches", [False, True])
 @pytest.mark.parametrize("cached", [False, True])
-def test_compile_is_announced_only_when_compiling(tmp_path, capsys, monkeypatch, cached):
-    monkeypatch.setattr(run, "engine_cached", lambda: cached)
-    status, _out, err = call(["simulate", "--deals", "20", "--out", str(tmp_path / "r.parquet")], capsys)
+def test_compile_is_announced_only_when_compiling(tmp_path, capsys, monkeypatch, cached, matches):
+    asked = []
+    monkeypatch.setattr(run, "engine_cached", lambda name="_simulate_nb": asked.append(name) or cached)
+    what = ["--matches", "2"] if matches else ["--deals", "20"]
+    status, _out, err = call(["simulate", *what, "--out", str(tmp_path / "r.parquet")], capsys)
     assert status == 0, err
     said = f"compiling the engine (once, {run.COMPILE_TIME})" in err
     assert said is not cached
+    # a match run plays the match kernel: its cache is the one asked about (a fresh user's first
+    # --matches run said nothing while it compiled)
+    assert asked == ["_simulate_matches_nb" if matches else "_simulate_nb"]
     assert "loading the engine 0%" not in err
     assert "simulating" in err  # the deals' bar
 
@@ -47,6 +53,8 @@ def test_replay_and_check_say_when_they_compile(tmp_path, capsys, monkeypatch):
 def test_the_engine_is_cached_after_a_run(tmp_path):
     run_simulation("tranca", 5, 1, "basic", "random", tmp_path / "r.parquet", progress=False)
     assert run.engine_cached()  # the next start loads the kernels and says nothing
+    run_simulation("tranca", None, 1, "basic", "random", tmp_path / "m.parquet", progress=False, matches=1)
+    assert run.engine_cached("_simulate_matches_nb")
     assert not run.engine_cached("no_such_kernel")  # any surprise answers "not cached"
 
 

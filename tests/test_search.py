@@ -256,6 +256,18 @@ def test_parameters_and_refused_presets():
         simulate_chunk(get_preset("tranca").replace(stock_out=1), ("basic", "search"), 1, 0, 1)
 
 
+@pytest.mark.parametrize("flag", ["--side-a", "--side-b"])
+def test_a_refused_preset_names_its_flag(tmp_path, capsys, flag):
+    from cli_call import call
+
+    status, _, err = call(["simulate", "--preset", "buraco", flag, "search", "--deals", "2",
+                           "--out", str(tmp_path / "r.parquet")], capsys)  # fmt: skip
+    err = err.strip().splitlines()
+    assert status == 2 and len(err) == 1, err
+    assert err[0].startswith(f"tranca-sim: error: {flag}: strategy 'search' supports the presets")
+    assert not (tmp_path / "r.parquet").exists()
+
+
 def test_simulate_end_to_end(tmp_path, capsys):
     out = tmp_path / "s.parquet"
     status = main(["simulate", "--side-a", SMALL, "--side-b", "basic", "--deals", "4", "--seed", "2",

@@ -500,7 +500,7 @@ def _check_processes(processes: int | None) -> None:
 
 def _check_simulate_args(a) -> None:
     """Every option of ``simulate`` checked before the engine is loaded, each error naming its flag."""
-    from strategies import resolve
+    from strategies import check_rules, resolve
 
     from .dataset import check_dataset_out, wants_dataset
     from .io import OutputExistsError, check_output_path
@@ -528,7 +528,7 @@ def _check_simulate_args(a) -> None:
         if text is None:
             continue
         with _flag(flag):
-            resolve(text)
+            check_rules([resolve(text)], rules)  # a strategy that cannot play this preset (search)
     if a.side_c is not None and rules.n_sides != 3:
         _fail(
             f"--side-c {a.side_c!r}: preset {a.preset} has {rules.n_sides} sides; --side-c is the third "

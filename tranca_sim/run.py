@@ -593,7 +593,7 @@ def run_simulation(
             yield cols
 
     tasks_by_index = {t.index: t for t in tasks}
-    cached = engine_cached()
+    cached = engine_cached("_simulate_matches_nb" if matches is not None else "_simulate_nb")
     if progress and not cached:  # a cached start loads in a second or two and says nothing
         print(f"compiling the engine (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
     threads_before = numba.get_num_threads()
@@ -703,14 +703,15 @@ def _where(processes, cluster, scheduler) -> str:
 
 
 def engine_cached(kernel_name: str = "_simulate_nb") -> bool:
-    """Whether numba's disk cache holds a kernel of :mod:`tranca_sim.engine.kernel` for this
-    machine (the batch kernel by default; ``"_play_stacked_nb"`` plays one logged deal for
-    replay and check), so it is loaded instead of compiled (:data:`COMPILE_TIME`).  Reads numba's
+    """Whether numba's disk cache holds a kernel of :mod:`tranca_sim.engine.kernel` or
+    :mod:`tranca_sim.engine.match` for this machine (the batch kernel by default;
+    ``"_play_stacked_nb"`` plays one logged deal for replay and check, ``"_simulate_matches_nb"``
+    plays matches), so it is loaded instead of compiled (:data:`COMPILE_TIME`).  Reads numba's
     cache index (not a public numba API): any surprise there answers False."""
     try:
-        from .engine import kernel
+        from .engine import kernel, match
 
-        disp = getattr(kernel, kernel_name)
+        disp = getattr(match if kernel_name == "_simulate_matches_nb" else kernel, kernel_name)
         magic = disp.targetctx.codegen().magic_tuple()
         return any(key[1] == magic for key in disp._cache._cache_file._load_index())
     except Exception:  # noqa: BLE001 - a guess for a message, never a failure
