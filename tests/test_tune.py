@@ -305,3 +305,35 @@ def test_tuned_in_simulate_and_in_an_experiment_file(tmp_path, capsys):
     spec = load_spec(exp)
     assert resolve(spec["baseline"]).param_dict == resolve("tuned", preset="tranca").param_dict
     assert resolve(spec["variants"][0]["strategy"]).param_dict["black3_lock"] == 0.0
+
+
+def test_a_trial_played_in_pieces_equals_one_call(monkeypatch):
+    """_play splits a trial into short engine calls (Ctrl-C and SIGTERM are seen between them);
+    the pieces give the same paired deals as one call, and the ticks add up to the deals."""
+    from tranca_sim.engine import simulate_chunk
+    from tranca_sim.lab import tune
+    from tranca_sim.lab.designs import duplicate_units
+
+    rules = get_preset("tranca")
+    a, b = resolve("basic"), resolve("random")
+    whole = duplicate_units(
+        simulate_chunk(rules, (a, b), master_seed=5, start=40, count=37),
+        simulate_chunk(rules, (b, a), master_seed=5, start=40, count=37),
+    )
+    monkeypatch.setattr(tune, "CALL_SECONDS", 0.0)  # 8 decks first, then one deck a piece
+    ticks = []
+    pieces = tune._play(rules, a, b, 5, 40, 37, tick=ticks.append)
+    assert ticks == [16] + [2] * 29
+    assert np.array_equal(pieces.units, whole.units) and pieces.units.shape == (37,)
+    assert np.array_equal(pieces.match_a, whole.match_a)
+    assert (pieces.v_out, pieces.b_out, pieces.v_wins) == (whole.v_out, whole.b_out, whole.v_wins)
+
+
+def test_a_long_tune_says_how_long_after_its_first_trial(capsys):
+    from tranca_sim.lab import tune
+
+    tune._say_duration(10_000, 100.0)  # 100 s: nothing to say
+    assert capsys.readouterr().err == ""
+    tune._say_duration(1_000_000, 100.0)  # 10,000 s = 2 h 47 min
+    err = capsys.readouterr().err
+    assert "about 2 h 47 min" in err and "Ctrl-C stops it" in err

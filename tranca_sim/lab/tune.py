@@ -172,14 +172,54 @@ def _suggest(trial, p) -> float:
     return float(trial.suggest_float(p.name, p.low, p.high))
 
 
-def _play(rules, cand, opp, seed: int, start: int, decks: int):
-    """Duplicate deals of ``cand`` against ``opp``: :class:`~tranca_sim.lab.designs.Paired`."""
+#: Seconds one call of the engine should last at most: a trial is played in pieces that grow
+#: towards this, so Ctrl-C and SIGTERM (Python sees them between calls) stop a tune within
+#: seconds and the bar moves, also with the slow ``search`` player.  A deal's result depends on
+#: its index only, so the pieces change no result.
+CALL_SECONDS = 1.0
+
+
+def _play(rules, cand, opp, seed: int, start: int, decks: int, tick=None):
+    """Duplicate deals of ``cand`` against ``opp`` on decks ``start .. start + decks - 1``:
+    :class:`~tranca_sim.lab.designs.Paired`.  ``tick(deals)`` is called after each piece."""
     from ..engine import simulate_chunk
     from .designs import duplicate_units
 
-    ab = simulate_chunk(rules, (cand, opp), master_seed=seed, start=start, count=decks)
-    ba = simulate_chunk(rules, (opp, cand), master_seed=seed, start=start, count=decks)
-    return duplicate_units(ab, ba)
+    ab, ba = [], []
+    done, step = 0, min(decks, 8)
+    while done < decks:
+        n = min(step, decks - done)
+        t0 = time.perf_counter()
+        ab.append(simulate_chunk(rules, (cand, opp), master_seed=seed, start=start + done, count=n))
+        ba.append(simulate_chunk(rules, (opp, cand), master_seed=seed, start=start + done, count=n))
+        dt = time.perf_counter() - t0
+        done += n
+        if tick is not None:
+            tick(2 * n)
+        step = max(1, int(step * min(4.0, CALL_SECONDS / max(dt, 1e-4))))
+
+    def joined(parts):
+        return parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    return duplicate_units(joined(ab), joined(ba))
+
+
+#: A tune expected to last longer than this says so after its first trial.
+LONG_SECONDS = 15 * 60
+
+
+def _say_duration(total_deals: int, rate: float) -> None:
+    """One line on stderr when ``total_deals`` at ``rate`` deals/s (the first trial's) is long."""
+    left = total_deals / rate if rate > 0 else math.inf
+    if left > LONG_SECONDS:
+        hours, minutes = divmod(round(left / 60), 60)
+        print(
+            f"tranca-sim tune: this tune plays up to {total_deals:,} deals at about {rate:,.0f} deals/s "
+            f"(its first trial): about {hours} h {minutes:02d} min; a smaller --budget or --trial-deals "
+            "is quicker, Ctrl-C stops it (nothing is written)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _test(units, alpha: float) -> dict:
@@ -286,8 +326,7 @@ def run_tune(cfg: TuneConfig) -> dict:
             "seconds": seconds,
         }
         rows.append(row)
-        played += 2 * decks
-        bar.update(2 * decks)
+        played += 2 * decks  # the bar moved as the pieces were played (_play's tick)
         return row
 
     try:
@@ -321,13 +360,15 @@ def run_tune(cfg: TuneConfig) -> dict:
                     study.tell(trial, cache[spec.text])
                     continue
                 t0 = time.perf_counter()
-                paired = _play(rules, spec, opponent, cfg.seed, start, decks)
+                paired = _play(rules, spec, opponent, cfg.seed, start, decks, tick=bar.update)
                 row = record(
                     r, "search", trial.number, spec, paired, start, decks, time.perf_counter() - t0, opponent
                 )
                 cache[spec.text] = row["mean"]
                 study.tell(trial, row["mean"])
                 spent += cfg.trial_deals
+                if played == 2 * decks:  # the first trial: say early when the tune is long
+                    _say_duration(total, played / (time.perf_counter() - t_start))
                 bar.set_postfix_str(f"round {r}: best {study.best_value:+.1f} pts/deal", refresh=False)
             bar.total -= per_round - spent
             # selection: the best distinct candidates again, on fresh decks
@@ -341,7 +382,7 @@ def run_tune(cfg: TuneConfig) -> dict:
             for x in top:
                 spec = resolve(x["strategy"])
                 t0 = time.perf_counter()
-                paired = _play(rules, spec, opponent, cfg.seed, s_start, s_decks)
+                paired = _play(rules, spec, opponent, cfg.seed, s_start, s_decks, tick=bar.update)
                 row = record(
                     r,
                     "selection",
@@ -358,7 +399,7 @@ def run_tune(cfg: TuneConfig) -> dict:
             winner = resolve(win_row["strategy"])
             c_start, c_decks = blocks.take(cfg.confirm_deals, "confirmation", r)
             t0 = time.perf_counter()
-            paired = _play(rules, winner, opponent, cfg.seed, c_start, c_decks)
+            paired = _play(rules, winner, opponent, cfg.seed, c_start, c_decks, tick=bar.update)
             conf = record(
                 r,
                 "confirmation",
@@ -395,7 +436,7 @@ def run_tune(cfg: TuneConfig) -> dict:
             champion = opponent = winner
         f_start, f_decks = blocks.take(cfg.confirm_deals, "final", 0)
         t0 = time.perf_counter()
-        paired = _play(rules, champion, opp, cfg.seed, f_start, f_decks)
+        paired = _play(rules, champion, opp, cfg.seed, f_start, f_decks, tick=bar.update)
         final = record(0, "final", -1, champion, paired, f_start, f_decks, time.perf_counter() - t0, opp)
         final["win_share_diff"] = paired.win_share_diff
         seconds = time.perf_counter() - t_start
