@@ -137,7 +137,9 @@ def trace_figure(rows: list[dict], result: dict):
                 zorder=5,
             )
     axes[-1].set_xlabel("candidate, in the order the optimiser asked for it (search stage)", fontsize=8)
-    axes[0].legend(fontsize=7, loc="lower right", ncol=2)
+    # one legend under the panels, where it hides no candidate (inside a panel it covered some)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7, frameon=False)
     f = result["final"]
     import textwrap
 
@@ -148,7 +150,7 @@ def trace_figure(rows: list[dict], result: dict):
         f"points a deal ({f['decks']:,} decks)",
         fontsize=9.5,
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1))  # room for the legend below
     return fig
 
 
