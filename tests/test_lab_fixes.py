@@ -148,3 +148,20 @@ def test_red3_title_is_two_lines():
     data = L.report_data(__import__("pathlib").Path("."), with_sweep=False)
     fig = charts.red3_plot(reports.red3_table(data), charts.ChartInfo("foot"), "drawn: a note")
     assert fig._suptitle.get_text().count("\n") == 1  # title and one line of notes
+
+
+def test_forest_plot_says_when_the_holm_family_is_larger_than_drawn():
+    """The tip chart draws the tips; Holm ran over all the experiment's comparisons (a fresh user
+    saw 'over 11 comparisons' above a legend saying '1 of 1')."""
+    c = L.comparison().head(2).with_columns(holm_significant=pl.Series([True, False]))
+    for family, said in (
+        (2, "over 2 comparisons"),
+        (11, "over the experiment's 11 comparisons, 2 drawn here"),
+    ):
+        fig = charts.forest_plot(c, charts.ChartInfo("footnote"), family=family)
+        ax = fig.axes[0]
+        texts = " ".join(t.get_text() for t in ax.texts).replace("\n", " ")
+        assert said in texts, texts
+        assert "significant after Holm correction (1 of the 2 drawn)" in [
+            t.get_text() for t in ax.get_legend().get_texts()
+        ]

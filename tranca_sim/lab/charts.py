@@ -176,7 +176,14 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     units = c["unit"][0] if "unit" in c.columns else "deck"
     k = int(sig.sum())
     handles = [
-        Line2D([], [], color=_SIG, marker="o", lw=2, label=f"significant after Holm correction ({k} of {n})"),
+        Line2D(
+            [],
+            [],
+            color=_SIG,
+            marker="o",
+            lw=2,
+            label=f"significant after Holm correction ({k} of the {n} drawn)",
+        ),
         Line2D([], [], color=_NOT, marker="s", mfc="white", lw=2, label="not significant after Holm"),
     ]
     ax.annotate(
@@ -193,9 +200,9 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
         ncol=2, fontsize=8, frameon=False,
     )  # fmt: skip
     fam = n if family is None else family
-    _title(
-        ax, title, f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {fam} comparisons"
-    )
+    # the correction ran over the whole family; the chart may draw fewer (the tips, not the sweep)
+    over = f"{fam} comparisons" if fam == n else f"the experiment's {fam} comparisons, {n} drawn here"
+    _title(ax, title, f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {over}")
     return fig
 
 
