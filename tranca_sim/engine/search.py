@@ -93,6 +93,7 @@ from .state import (
     SC_DECK_N,
     SC_FIRST_SEAT,
     SC_LEN,
+    SC_LOG_ON,
     SC_NO_DISCARD,
     SC_OUT_SEAT,
     SC_OVER,
@@ -116,6 +117,7 @@ from .state import (
     copy2d,
     copy3d,
     copy_state,
+    reset_state,
 )
 from .turn import (
     after_meld,
@@ -299,22 +301,6 @@ def evaluate(st, rp, side, out):
 
 
 @njit(cache=True, _nrt=False)
-def _zero_state(st):
-    st.deck[:] = 0
-    st.hand[:] = 0
-    st.morto[:] = 0
-    st.pile[:] = 0
-    st.mh[:] = 0
-    st.mc[:] = 0
-    st.red3[:] = 0
-    st.taken[:] = 0
-    st.sc[:] = 0
-    st.ss[:] = 0
-    st.se[:] = 0
-    st.log[:] = 0
-
-
-@njit(cache=True, _nrt=False)
 def sample_world(obs, rng, st, unseen, pool):
     """Fill ``st`` with one full deal consistent with ``obs`` (hidden cards drawn with ``rng``).
 
@@ -328,7 +314,8 @@ def sample_world(obs, rng, st, unseen, pool):
     rp = obs.rp
     pub = obs.pub
     me = pub[PUB_SEAT]
-    _zero_state(st)
+    reset_state(st)
+    st.sc[SC_LOG_ON] = 0  # a sampled world is never logged
     for k in range(N_KINDS):
         unseen[k] = 2 if k < 52 else rp[R_N_JOKERS]
         unseen[k] -= obs.hand[k]
