@@ -55,49 +55,12 @@ def _pair(rules, a, b, seed, n):
 
 def _positions(rules, k: int):
     """Up to ``k`` discard and ``k`` searched-draw positions: lists of (obs, acts, n)."""
-    from numba import njit
-
-    from tranca_sim.engine.cards import N_KINDS
-    from tranca_sim.engine.deal import fill_pub, setup_deal
     from tranca_sim.engine.kernel import deck_of
     from tranca_sim.engine.melds import list_draw_actions
-    from tranca_sim.engine.obs import A_STOCK, PUB_LEN, Obs, act
-    from tranca_sim.engine.search import POLICY_PRM, apply_draw, meld_phase, rollout
-    from tranca_sim.engine.state import (
-        SC_DECK_N,
-        SC_OVER,
-        SC_SEAT,
-        SC_STOCK_PTR,
-        SE_HAND_N,
-        SS_INDIRECT_SEAT,
-        new_state,
-    )
+    from tranca_sim.engine.search import POLICY_PRM
+    from tranca_sim.engine.search_positions import observe, rollout_deal, to_discard
+    from tranca_sim.engine.state import SC_OVER, SC_SEAT, SS_INDIRECT_SEAT, new_state
     from tranca_sim.engine.turn import place_red3s
-
-    @njit(cache=True)
-    def play(st, rp, deck, first, prm, turns):
-        setup_deal(st, rp, deck, deck.shape[0], first)
-        rollout(st, rp, prm, np.zeros((4, 4), np.uint64), np.zeros(512, np.int32), np.zeros(PUB_LEN, np.int32),
-                np.zeros((2, N_KINDS), np.int16), turns)  # fmt: skip
-
-    @njit(cache=True)
-    def to_discard(st, rp, prm):
-        seat = st.sc[SC_SEAT]
-        if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
-            st.ss[seat & 1, SS_INDIRECT_SEAT] = -1
-        place_red3s(st, rp, seat)
-        if st.sc[SC_STOCK_PTR] >= st.sc[SC_DECK_N]:
-            return False
-        apply_draw(st, rp, seat, act(A_STOCK, 0, 0))
-        if meld_phase(st, rp, seat, prm, np.zeros(4, np.uint64), np.zeros(512, np.int32),
-                      np.zeros(PUB_LEN, np.int32), np.zeros((2, N_KINDS), np.int16)):  # fmt: skip
-            return False
-        return st.sc[SC_OVER] == 0 and st.se[seat, SE_HAND_N] > 1
-
-    def obs(st, rp, seat):
-        pub = np.zeros(PUB_LEN, np.int32)
-        fill_pub(st, rp, seat, pub)
-        return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, np.zeros((2, N_KINDS), np.int16), rp)
 
     rp = rules.to_array()
     prm = POLICY_PRM[0].copy()
@@ -106,7 +69,7 @@ def _positions(rules, k: int):
     while (len(discards) < k or len(draws) < k) and d < 50 * k:
         deck = np.array(deck_of(rules, 3, d), np.int16)
         st = new_state()
-        play(st, rp, deck, d % 4, prm, 4 + (7 * d) % 28)
+        rollout_deal(st, rp, deck, d % 4, prm, 4 + (7 * d) % 28)
         d += 1
         if st.sc[SC_OVER] != 0:
             continue
@@ -117,9 +80,9 @@ def _positions(rules, k: int):
             acts = np.zeros(512, np.int32)
             n = list_draw_actions(st2, rp, me, acts)
             if n >= 2:
-                draws.append((obs(st2, rp, me), acts, n))
+                draws.append((observe(st2, rp, me), acts, n))
         if len(discards) < k and to_discard(st, rp, prm):
-            discards.append((obs(st, rp, me), None, 0))
+            discards.append((observe(st, rp, me), None, 0))
     return discards, draws
 
 

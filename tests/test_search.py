@@ -7,24 +7,20 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from numba import njit
 
 from strategies import N_PARAMS, StrategyError, resolve
 from strategies import pimc as S
 from tranca_sim.cli import main
 from tranca_sim.engine import play_deck, simulate_chunk
 from tranca_sim.engine.cards import N_KINDS
-from tranca_sim.engine.deal import fill_pub, setup_deal
 from tranca_sim.engine.kernel import _pack_counts, deck_of
 from tranca_sim.engine.melds import list_draw_actions
-from tranca_sim.engine.obs import A_STOCK, PUB_HAND_N, PUB_LEN, PUB_SEAT, PUB_STOCK_N, Obs, act, may_discard
+from tranca_sim.engine.obs import PUB_HAND_N, PUB_SEAT, PUB_STOCK_N, Obs, may_discard
 from tranca_sim.engine.search import (
     POLICY_PRM,
-    apply_draw,
-    meld_phase,
-    rollout,
     sample_world,
 )
+from tranca_sim.engine.search_positions import observe, rollout_deal, to_discard
 from tranca_sim.engine.state import (
     MS_WAITING,
     PACK_MAX,
@@ -33,7 +29,6 @@ from tranca_sim.engine.state import (
     SC_PILE_N,
     SC_SEAT,
     SC_STOCK_PTR,
-    SE_HAND_N,
     SS_INDIRECT_SEAT,
     SS_MORTO,
     new_state,
@@ -44,51 +39,14 @@ from tranca_sim.rules import get_preset
 SMALL = "search:worlds=2,turns=4"
 
 
-@njit(cache=True)
-def _rollout_deal(st, rp, deck, first_seat, prm, turns):
-    """Deal ``deck`` and play ``turns`` turns (0: the whole deal) with the search's rollout loop."""
-    setup_deal(st, rp, deck, deck.shape[0], first_seat)
-    acts = np.zeros(512, np.int32)
-    pub = np.zeros(PUB_LEN, np.int32)
-    hidden = np.zeros((2, N_KINDS), np.int16)
-    rngs = np.zeros((4, 4), np.uint64)
-    rollout(st, rp, prm, rngs, acts, pub, hidden, turns)
-
-
-@njit(cache=True)
-def _to_discard(st, rp, prm):
-    """Start the turn of the seat to move: red 3s, a stock draw, the policy's melds (stops at its
-    discard decision).  Returns False if the deal ended on the way."""
-    seat = st.sc[SC_SEAT]
-    if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
-        st.ss[seat & 1, SS_INDIRECT_SEAT] = -1
-    place_red3s(st, rp, seat)
-    if st.sc[SC_STOCK_PTR] >= st.sc[SC_DECK_N]:
-        return False
-    apply_draw(st, rp, seat, act(A_STOCK, 0, 0))
-    acts = np.zeros(512, np.int32)
-    pub = np.zeros(PUB_LEN, np.int32)
-    hidden = np.zeros((2, N_KINDS), np.int16)
-    rng = np.zeros(4, np.uint64)
-    if meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
-        return False
-    return st.sc[SC_OVER] == 0 and st.se[seat, SE_HAND_N] > 1
-
-
-def _obs(st, rp, seat):
-    pub = np.zeros(PUB_LEN, np.int32)
-    fill_pub(st, rp, seat, pub)
-    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, np.zeros((2, N_KINDS), np.int16), rp)
-
-
 def _mid_deal(tranca, deal, turns):
     """A dealt position ``turns`` turns into deal ``deal`` (seed 3), at a discard decision."""
     rp = tranca.to_array()
     st = new_state()
     deck = np.array(deck_of(tranca, 3, deal), np.int16)
-    _rollout_deal(st, rp, deck, deal % 4, POLICY_PRM[0].copy(), turns)
+    rollout_deal(st, rp, deck, deal % 4, POLICY_PRM[0].copy(), turns)
     assert st.sc[SC_OVER] == 0
-    assert _to_discard(st, rp, POLICY_PRM[0].copy())
+    assert to_discard(st, rp, POLICY_PRM[0].copy())
     return st, rp
 
 
@@ -130,7 +88,7 @@ def test_never_peeks(tranca):
         me = int(st.sc[SC_SEAT])
         assert not (np.array_equal(st.hand, other.hand) and np.array_equal(st.deck, other.deck))
         assert np.array_equal(st.hand[me], other.hand[me])
-        o1, o2 = _obs(st, rp, me), _obs(other, rp, me)
+        o1, o2 = observe(st, rp, me), observe(other, rp, me)
         for f in Obs._fields:
             assert np.array_equal(getattr(o1, f), getattr(o2, f)), f
         answers = []
@@ -152,7 +110,7 @@ def test_never_peeks_at_the_draw(tranca):
     for deal in range(12):
         rp = tranca.to_array()
         st = new_state()
-        _rollout_deal(st, rp, np.array(deck_of(tranca, 3, deal), np.int16), deal % 4, POLICY_PRM[0].copy(), 9)
+        rollout_deal(st, rp, np.array(deck_of(tranca, 3, deal), np.int16), deal % 4, POLICY_PRM[0].copy(), 9)
         me = int(st.sc[SC_SEAT])
         if st.sc[SC_OVER] != 0 or st.ss[me & 1, SS_INDIRECT_SEAT] == me:
             continue
@@ -163,7 +121,7 @@ def test_never_peeks_at_the_draw(tranca):
             continue
         other = _hide_differently(st, gen)
         answers = [
-            S.choose_draw(prm, _obs(x, rp, me), acts, n, np.array([4, 5, 6, deal], np.uint64))
+            S.choose_draw(prm, observe(x, rp, me), acts, n, np.array([4, 5, 6, deal], np.uint64))
             for x in (st, other)
         ]
         assert answers[0] == answers[1] and 0 <= answers[0] < n
@@ -176,7 +134,7 @@ def test_sampled_world_is_a_whole_consistent_deal(tranca):
     pile, the melds) and the hand, morto and stock sizes, and differs between worlds."""
     st, rp = _mid_deal(tranca, 4, 12)
     me = int(st.sc[SC_SEAT])
-    obs = _obs(st, rp, me)
+    obs = observe(st, rp, me)
     pack = _pack_counts(rp)
     hands = []
     for w in range(4):
@@ -205,7 +163,7 @@ def test_cards_taken_from_the_pile_stay_with_the_taker(tranca):
     hidden = st.deck[st.sc[SC_STOCK_PTR] : st.sc[SC_DECK_N]]
     k = int(hidden[0])
     st.taken[s, k] = 1
-    obs = _obs(st, rp, me)
+    obs = observe(st, rp, me)
     for w in range(3):
         world = new_state()
         sample_world(
@@ -223,7 +181,7 @@ def test_rollouts_play_as_the_engine(tranca):
         deck = deck_of(tranca, 9, d)
         ref, _cols = play_deck(tranca, deck, ("basic", "basic"), first_seat=d % 4, check=False)
         st = new_state()
-        _rollout_deal(st, rp, np.array(deck, np.int16), d % 4, POLICY_PRM[0].copy(), 0)
+        rollout_deal(st, rp, np.array(deck, np.int16), d % 4, POLICY_PRM[0].copy(), 0)
         pn = ref.sc[SC_PILE_N]
         assert pn == st.sc[SC_PILE_N] and np.array_equal(ref.pile[:pn], st.pile[:pn]), d
         for f in ("hand", "mc", "mh", "red3", "taken", "ss"):
