@@ -14,10 +14,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from match_replay import assert_match_replayed
 
-from tranca_sim.engine import play_deck, simulate_match_chunk
-from tranca_sim.engine.kernel import deck_of, set_match_facts
-from tranca_sim.engine.match import MATCH_STRIDE, deal_key, match_decided
+from tranca_sim.engine import simulate_match_chunk
+from tranca_sim.engine.kernel import set_match_facts
+from tranca_sim.engine.match import MATCH_STRIDE, match_decided
 from tranca_sim.engine.obs import A_NEW, act_type, act_x
 from tranca_sim.engine.opening import filter_melds, must_go_on
 from tranca_sim.engine.positions import make_position
@@ -102,23 +103,8 @@ def test_dealer_rotates(matches):
 def test_match_replayed_deal_by_deal(quick_target, matches):
     """A match played again in Python, one deal at a time from its deal key, with the match
     scores handed to each deal and the stopping rule written out here: the same rows."""
-    target = quick_target.match_target
     for m in (0, 1, 2):
-        score = [0, 0]
-        d = 0
-        while True:
-            key = deal_key(m, d)
-            _, cols = play_deck(
-                quick_target, deck_of(quick_target, 11, key), STRATS, (m + d) % 4, 11, key,
-                check=False, match_scores=score, deal_in_match=d,
-            )  # fmt: skip
-            row = (matches["match_index"] == m) & (matches["deal_in_match"] == d)
-            assert list(matches["score"][row]) == [int(x) for x in cols["score"]]
-            score = [score[s] + int(cols["score"][s]) for s in (0, 1)]
-            d += 1
-            if max(score) >= target and score[0] != score[1]:
-                break
-        assert d == matches["match_deals"][matches["match_index"] == m][0]
+        assert_match_replayed(quick_target, STRATS, 11, m, matches)
 
 
 def test_matches_independent_of_threads_and_chunks(quick_target):

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from match_replay import assert_match_replayed
 
 from tranca_sim.cli import main
-from tranca_sim.engine import play_deck, simulate_match_chunk
-from tranca_sim.engine.kernel import deck_of
-from tranca_sim.engine.match import deal_key, match_decided
+from tranca_sim.engine import simulate_match_chunk
+from tranca_sim.engine.match import match_decided
 from tranca_sim.engine.state import END_TURN_LIMIT
 from tranca_sim.io import load_meta, load_run
 from tranca_sim.referee.match import check_match_rows, match_outcome
@@ -122,23 +122,9 @@ def test_three_player_match_replayed(matches, p3):
     """Two matches played again deal by deal from their deal keys, each deal handed the three
     match scores before it, led by seat (m + d) % 3, with the stopping rule of 000 Winning
     written out here: the same deal scores and the same number of deals."""
+    assert p3.match_target == 1500
     for m in (0, 1):
-        score = [0, 0, 0]
-        d = 0
-        while True:
-            key = deal_key(m, d)
-            _, cols = play_deck(
-                p3, deck_of(p3, 21, key), STRATS, (m + d) % 3, 21, key,
-                check=False, match_scores=score, deal_in_match=d,
-            )  # fmt: skip
-            row = (matches["match_index"] == m) & (matches["deal_in_match"] == d)
-            assert list(matches["score"][row]) == [int(x) for x in cols["score"]]
-            score = [score[s] + int(cols["score"][s]) for s in range(3)]
-            d += 1
-            top = max(score)
-            if top >= 1500 and score.count(top) == 1:
-                break
-        assert d == matches["match_deals"][matches["match_index"] == m][0]
+        assert_match_replayed(p3, STRATS, 21, m, matches)
 
 
 def test_cli_three_player_matches(tmp_path, capsys):
