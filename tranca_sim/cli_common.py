@@ -1,0 +1,145 @@
+"""What every ``tranca-sim`` command shares: the one-line user errors (``_fail``, ``_flag``),
+the exception types that are a user's mistake, and the checks of common options."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+PROG = "tranca-sim"
+
+#: most deals of one run (same as :data:`tranca_sim.run.MAX_DEALS`, kept here so
+#: parsing arguments imports nothing)
+MAX_DEALS = 10**12
+
+
+class Terminated(BaseException):
+    """Raised by the SIGTERM/SIGHUP handler of :func:`main`, so a run unwinds (and removes its
+    temporary file) like on Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _fail(message: str, status: int = 2):
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    raise SystemExit(status)
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The exception types that are a user's mistake (one line, exit 2), not a bug."""
+    from .io import RunFileError
+    from .lab.experiment import ExperimentError
+    from .lab.ladder import LadderError
+    from .lab.spec import SpecError
+    from .lab.tune import TuneError
+    from .parallel import ClusterError
+    from .rules import RulesError
+    from .run import RunOptionError
+
+    errors: tuple[type[BaseException], ...] = (
+        RulesError,
+        RunFileError,
+        RunOptionError,
+        SpecError,
+        ExperimentError,
+        ClusterError,
+        TuneError,
+        LadderError,
+    )
+    try:
+        from strategies import StrategyError
+
+        errors += (StrategyError,)
+    except ImportError:
+        pass
+    return errors
+
+
+def _exists_message(e) -> str:
+    return f"{e.path!r} already exists; use --force to overwrite it"
+
+
+@contextlib.contextmanager
+def _flag(flag: str, value: str | None = None):
+    """A user error raised in the block becomes ``FLAG [VALUE]: message`` (exit 2), so every
+    message names the flag it is about; an existing output says ``use --force``."""
+    from .io import OutputExistsError
+
+    try:
+        yield
+    except OutputExistsError as e:
+        _fail(f"{flag} {_exists_message(e)}")
+    except _user_errors() as e:
+        msg = str(e)
+        if msg.startswith(flag):
+            _fail(msg)
+        _fail(f"{flag} {value}: {msg}" if value is not None else f"{flag}: {msg}")
+
+
+def _check_rules(preset: str, items) -> dict:
+    """``--preset`` and the ``--rule`` items checked as one rule set; returns the raw options
+    (option name to string value). Each value is parsed alone, so a bad one is named alone, but
+    the options are applied together and the combination validated once: an option may need
+    another (card_values=003 needs n_jokers=0), whatever their order."""
+    from .rules import get_preset
+    from .run import coerce_rule_options, parse_rule_args
+
+    with _flag("--preset"):
+        rules = get_preset(preset)
+    with _flag("--rule"):
+        raw = parse_rule_args(items)
+    opts = {}
+    for key, value in raw.items():
+        with _flag("--rule", f"{key}={value}"):
+            opts.update(coerce_rule_options(rules, {key: value}))
+    with _flag("--rule", " ".join(f"{k}={v}" for k, v in raw.items())):
+        rules.replace(**opts) if opts else rules.validate()
+    return raw
+
+
+def _say_if_compiling(meta: dict | None) -> None:
+    """Before the first replayed deal: say so on stderr when the deal player is not compiled yet.
+
+    A run played with a user's strategy file loads that file first (checked unchanged;
+    StrategyError otherwise): the engine of this process must be built with it."""
+    from strategies import from_record
+
+    from .run import COMPILE_TIME, engine_cached
+
+    for entry in (meta or {}).get("strategies") or ():
+        if isinstance(entry, dict) and entry.get("file"):
+            from_record(entry)
+
+    if not engine_cached("_play_stacked_nb"):
+        print(f"compiling the deal player (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
+
+
+def _check_threads(threads: int | None) -> None:
+    """``--threads`` against the threads numba may use on this machine (checked before any work)."""
+    if threads is not None:
+        from numba import config
+
+        most = config.NUMBA_NUM_THREADS
+        if threads > most:
+            _fail(f"--threads must be between 1 and {most} (the threads numba may use here), got {threads}")
+
+
+def _n_deals(n: int) -> str:
+    """``1 deal``, ``2 deals``."""
+    return f"{n} deal{'s' * (n != 1)}"
+
+
+def _check_processes(processes: int | None) -> None:
+    """``--processes`` against the cores of this machine (more processes than cores only compete)."""
+    if processes is not None:
+        from .run import max_processes
+
+        most = max_processes()
+        if processes > most:
+            _fail(f"--processes must be between 1 and {most} (the cores of this machine), got {processes}")

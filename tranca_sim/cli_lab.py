@@ -1,0 +1,186 @@
+"""The strategy lab's commands: ``tranca-sim experiment | report | tune | ladder``."""
+
+from __future__ import annotations
+
+from .cli_common import (
+    _check_processes,
+    _check_rules,
+    _check_threads,
+    _fail,
+    _flag,
+    _n_deals,
+    _user_errors,
+)
+
+
+def _cmd_experiment(a) -> None:
+    from pathlib import Path
+
+    from .lab.experiment import check_out_dir, load_experiment, run_experiment
+    from .lab.spec import load_spec
+    from .lab.tables import comparison_table, format_table
+
+    _check_threads(a.threads)
+    _check_processes(a.processes)
+    load_spec(a.path, deals_cap=a.deals)  # the experiment file first, then --out
+    with _flag("--out"):
+        check_out_dir(Path(a.out), a.force)
+
+    res = run_experiment(  # the report is written before the directory is renamed into place
+        a.path,
+        a.out,
+        deals=a.deals,
+        force=a.force,
+        threads=a.threads,
+        progress=not a.no_progress,
+        processes=a.processes,
+        cluster=a.cluster,
+        scheduler=a.scheduler,
+    )
+    a.written = res["dir"]  # an interrupt from here on (the table) does not remove the output
+    spec = res["spec"]
+    threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
+    if a.processes or a.cluster or a.scheduler:
+        kind = f"{a.processes} processes" if a.processes else "Dask workers"
+        threads = f"{kind}, {threads} each"
+    print(
+        f"{_n_deals(res['deals'])} in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads}); "
+        f"wrote {res['dir']}"
+    )
+    print(f"{spec['title']} (preset {spec['preset']}, seed {spec['seed']}, tranca-sim {spec['version']})")
+    print(format_table(comparison_table(load_experiment(res["dir"])), spec))
+    stopped = spec["stopped_by"]
+    n_hw = sum(1 for s in stopped.values() if s == "half-width")
+    if spec["stopping"]["sequential"]:
+        n_budget = len(stopped) - n_hw
+        print(
+            f"stopping: {n_hw} of {len(stopped)} variants reached the half-width target "
+            f"+-{spec['stopping']['half_width']:g} pts/deal"
+            + (f"; {n_budget} spent the budget of {spec['budget']} deals first" if n_budget else "")
+        )
+    rep = res["report"]
+    if isinstance(rep, str):
+        print(rep)
+
+
+def _cmd_report(a) -> None:
+    from .lab.reports import ReportError, write_report
+
+    try:
+        written = write_report(a.run_dir)
+    except ReportError as e:
+        _fail(str(e))
+    except _user_errors():
+        raise
+    except Exception as e:  # noqa: BLE001 (a bug in the report code: one line, not a traceback)
+        _fail(f"the report of {a.run_dir} failed ({type(e).__name__}: {e})", 1)
+    charts = sum(1 for p in written if p.suffix == ".png")
+    print(f"wrote {written[-1]} and {charts} charts (PNG and SVG) in {a.run_dir}")
+
+
+def _cmd_tune(a) -> None:
+    from pathlib import Path
+
+    from .lab.experiment import check_out_dir
+    from .lab.tune import TuneConfig, check_config, command_line, run_tune
+
+    _check_threads(a.threads)
+    from strategies import resolve
+
+    # the user's words checked in the order they are typed: what to tune, against whom, on which
+    # rules, then the numbers (check_config)
+    with _flag("STRATEGY", a.strategy):
+        resolve(a.strategy)
+    with _flag("--vs", a.vs):
+        resolve(a.vs)
+    rules = _check_rules(a.preset, a.rule)
+    only = None
+    if a.params is not None:
+        only = tuple(x.strip() for x in a.params.split(",") if x.strip())
+        if not only:
+            _fail(f"--params {a.params!r}: give parameter names separated by commas")
+    cfg = TuneConfig(
+        strategy=a.strategy,
+        preset=a.preset,
+        opponent=a.vs,
+        budget=a.budget,
+        out=a.out,
+        rules=rules,
+        trial_deals=a.trial_deals,
+        select_top=a.select_top,
+        select_deals=a.select_deals,
+        confirm_deals=a.confirm_deals,
+        rounds=a.rounds,
+        only=only,
+        seed=a.seed,
+        threads=a.threads,
+        force=a.force,
+        progress=not a.no_progress,
+        command=command_line(),
+    )
+    with _flag("--params" if only else "STRATEGY", a.params if only else a.strategy):
+        from strategies.search import search_space
+
+        search_space(a.strategy, None, only)
+    check_config(cfg)
+    with _flag("--out"):
+        check_out_dir(Path(a.out), a.force)
+    res = run_tune(cfg)
+    a.written = res["dir"]
+    f = res["final"]
+    for rd in res["rounds"]:
+        c = rd["confirmation"]
+        print(
+            f"round {rd['round']} vs {rd['opponent_label']}: {rd['played']} candidates; winner {rd['winner_label']}: "
+            f"search {rd['search_mean']:+.1f}, selection {rd['selection_mean']:+.1f}, confirmed "
+            f"{c['mean']:+.1f} [{c['lo']:+.1f}, {c['hi']:+.1f}] (p {c['p_greater']:.2g}, "
+            f"{'beats it' if rd['beats_opponent'] else 'not significant: stop'})"
+        )
+    print(
+        f"tuned: {res['champion_label']}\n"
+        f"vs {res['opponent_label']} on {f['decks']} fresh decks ({f['deals']} deals): {f['mean']:+.1f} points a deal, "
+        f"95% CI [{f['lo']:+.1f}, {f['hi']:+.1f}]"
+    )
+    print(
+        f"{_n_deals(res['deals'])} in {res['seconds']:.0f} s ({res['seconds'] / 60:.1f} min): "
+        f"{res['deals_per_s']:.0f} deals/s ({res['threads']} threads); wrote {res['dir']}"
+    )
+
+
+def _cmd_ladder(a) -> None:
+    from .lab.ladder import run_ladder
+    from .lab.ladder_report import ratings_markdown
+    from .lab.tune import command_line
+
+    _check_threads(a.threads)
+    with _flag("--preset", a.preset):
+        from .rules import get_preset
+
+        get_preset(a.preset)
+    with _flag("--out"):
+        from pathlib import Path
+
+        from .lab.experiment import check_out_dir
+
+        check_out_dir(Path(a.out), a.force)
+    players = a.player if a.player else None  # None: DEFAULT_PLAYERS
+    res = run_ladder(
+        a.out,
+        preset=a.preset,
+        players=players,
+        decks=a.decks,
+        slow_decks=min(a.search_decks, a.decks),
+        seed=a.seed,
+        anchor=a.anchor,
+        bootstrap=a.bootstrap,
+        threads=a.threads,
+        force=a.force,
+        progress=not a.no_progress,
+        command=command_line(),
+    )
+    a.written = res["dir"]
+    print(ratings_markdown(res["result"]), end="")
+    print(
+        f"{_n_deals(res['deals'])} in {res['seconds']:.0f} s: {res['deals'] / max(res['seconds'], 1e-9):.0f} deals/s "
+        f"({res['result']['threads']} threads); wrote {res['dir']}"
+    )
