@@ -173,7 +173,7 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
         st.ss[side, SS_INDIRECT_SEAT] = -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _check(st, rp, pack, check):
     if check:
         st.sc[SC_ERRORS] += count_errors(st, rp, pack)

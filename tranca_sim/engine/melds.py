@@ -152,7 +152,7 @@ def locked(st, rp):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def count_canastas(st, rp, side):
     """Recount ``side``'s canastas into ``ss[side, SS_CANASTAS]`` and ``ss[side, SS_CLEAN]``
     (000 Gameplay 8); called after every change to the side's melds."""
@@ -174,7 +174,7 @@ def has_canasta(st, rp, side, clean_only):
     return st.ss[side, SS_CLEAN if clean_only else SS_CANASTAS] > 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def can_go_out(st, rp, side):
     """Side has taken its morto and has the preset's canasta (000 Gameplay 11, decision 10)."""
     ms = st.ss[side, SS_MORTO]
@@ -183,7 +183,7 @@ def can_go_out(st, rp, side):
     return has_canasta(st, rp, side, rp[R_GO_OUT_CLEAN] != 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def can_empty(st, rp, side):
     """The player may empty the hand: to take the side's morto, or to go out."""
     return st.ss[side, SS_MORTO] == MS_WAITING or can_go_out(st, rp, side)
@@ -195,7 +195,7 @@ def _keep_ok(after, empty_ok):
     return after >= 2 or empty_ok
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _empty_ok_after_ext(st, rp, side, m, natural):
     """May the player empty the hand once one more card (a natural or a wild) is on meld ``m``?
     The extension can make a canasta, or turn the side's only clean canasta dirty."""
@@ -216,7 +216,7 @@ def _empty_ok_after_ext(st, rp, side, m, natural):
     return st.ss[side, SS_CANASTAS] - was + will > 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def has_set_of_rank(st, side, r):
     for m in range(st.ss[side, SS_N_MELDS]):
         if st.mh[side, m, MH_TYPE] == MT_SET and st.mh[side, m, MH_RANK] == r:
@@ -224,7 +224,7 @@ def has_set_of_rank(st, side, r):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _new_set_allowed(st, rp, side, r):
     if rp[R_SEVERAL_PER_RANK] == 0 and has_set_of_rank(st, side, r):
         return False
@@ -386,7 +386,7 @@ def _hand_to_meld(st, seat, side, m, k):
     st.mc[side, m, k] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def take_natural(st, seat, side, m, r):
     """Move one natural of rank ``r`` from the hand to meld ``m`` (lowest suit first)."""
     for s in range(4):
@@ -399,7 +399,7 @@ def take_natural(st, seat, side, m, r):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def take_wild(st, seat, side, m, joker):
     """Move a joker (``joker``) or a 2 (lowest suit first) from the hand to meld ``m`` as a wild."""
     k = -1
@@ -421,7 +421,7 @@ def take_wild(st, seat, side, m, joker):
     return k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def open_meld(st, side, mtype, r):
     """Start an empty meld row of type ``mtype`` and rank ``r``; return its index."""
     m = st.ss[side, SS_N_MELDS]

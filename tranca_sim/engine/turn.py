@@ -101,7 +101,7 @@ from .state import (
 )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def draw_stock(st, seat):
     """Top stock card into ``seat``'s hand; returns its kind, or -1 if the stock is empty."""
     p = st.sc[SC_STOCK_PTR]
@@ -175,7 +175,7 @@ def place_red3s(st, rp, seat):
             draw_stock(st, seat)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def redraw_card(st, seat):
     """The card the first player may throw back with the redraw (003, ``first_player_redraw``): the
     last card drawn from the stock (after red-3 replacements), if it is in the hand and the stock
@@ -255,7 +255,7 @@ def take_morto(st, rp, seat, direct):
         st.ss[side, SS_INDIRECT_SEAT] = seat
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def go_out(st, rp, seat):
     """End the deal by going out (bater)."""
     st.sc[SC_OVER] = END_WENT_OUT
@@ -278,7 +278,7 @@ def after_meld(st, rp, seat):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def no_discard_kind(st, seat):
     """The kind ``seat`` may not discard this turn, or -1: the card just taken from a one-card
     open pile (E13), unless the hand holds nothing else (then the ban yields)."""
@@ -288,7 +288,7 @@ def no_discard_kind(st, seat):
     return b
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def legal_discard(st, rp, seat, k):
     """May ``seat`` discard a card of kind ``k``?  Any card in hand, unless it is the last
     one and the player may not empty the hand (E6), or it is the card just taken from a
@@ -321,7 +321,7 @@ def discard(st, rp, seat, k):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def count_lock(st, rp, side):
     """After a discard that the next player faces: count a real lock for ``side`` (the pile
     locked under the active rules, 000 Gameplay 4, 6, decision 3), by the card on top."""
