@@ -234,7 +234,7 @@ def _new_set_allowed(st, rp, side, r):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def list_meld_actions(st, rp, seat, acts):
     """Fill ``acts`` (``int32[>=64]``) with the legal meld-phase actions of ``seat``; return their count.
 
@@ -292,7 +292,7 @@ def list_meld_actions(st, rp, seat, acts):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def list_draw_actions(st, rp, seat, acts):
     """Fill ``acts`` with the legal draws of ``seat``: the stock (while it has cards) and each
     way to take the pile (000 Gameplay 2-4, decisions 3, 4, E10, E14); return their count.
@@ -434,7 +434,7 @@ def open_meld(st, side, mtype, r):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def apply_meld_action(st, rp, seat, a_type, x, y):
     """Lay the meld-phase action (type, x, y) for ``seat``.  Returns the meld row used."""
     side = side_of(rp, seat)
@@ -475,7 +475,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def meld_top_card(st, rp, seat, a_type, y, x, t):
     """Meld the taken pile's top card ``t`` (kind) as the capture action requires; a wild top
     card (E15) is melded as a wild, in a new meld of rank ``x``."""

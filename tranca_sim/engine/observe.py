@@ -55,7 +55,7 @@ from .state import (
 from .turn import no_discard_kind
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def fill_pub(st, rp, seat, pub):
     """The public facts the player at ``seat`` sees (``PUB_*`` layout)."""
     side = side_of(rp, seat)

@@ -149,7 +149,7 @@ def morto_to_stock(st, rp, seat):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def place_red3s(st, rp, seat):
     """Put every red 3 of ``seat``'s hand in the side's area, each replaced from the stock
     (000 Gameplay 5, decision 7, E4).  Returns how many were placed."""
@@ -202,7 +202,7 @@ def redraw(st, rp, seat, k):
     place_red3s(st, rp, seat)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def take_pile(st, rp, seat, a_type, x, y):
     """Take the whole discard pile; in a closed pile the top card is melded at once
     (000 Gameplay 3, decision 4, E10).  The card of a one-card open pile may not be discarded
@@ -264,7 +264,7 @@ def go_out(st, rp, seat):
     log_event(st, EV_GO_OUT, seat, st.sc[SC_EM_CIMA], 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def after_meld(st, rp, seat):
     """Resolve an empty hand after a meld: direct morto pickup or going out.
     Returns True if the deal is over."""
@@ -302,7 +302,7 @@ def legal_discard(st, rp, seat, k):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def discard(st, rp, seat, k):
     """Discard kind ``k`` on the pile; an empty hand then takes the morto (indirect) or goes out.
     Returns True if the deal is over."""
