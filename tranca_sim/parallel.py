@@ -179,14 +179,34 @@ def warm_worker(task: ChunkTask) -> dict:
 
 
 class _InProcess:
+    """This process: each chunk plays on a helper thread (the kernel releases the GIL) while the
+    caller writes the chunk before it, so the Parquet writing and the summary overlap the
+    simulation; chunks come back in task order, at most one played ahead."""
+
     workers = 1
 
     def warm(self, task):
         return []
 
     def run(self, tasks, ordered):
-        for t in tasks:
-            yield run_chunk(t)
+        import concurrent.futures as cf
+
+        import numba
+
+        # numba's thread count is per calling thread: the helper thread takes the caller's
+        ex = cf.ThreadPoolExecutor(1, "tranca-chunk", initializer=numba.set_num_threads,
+                                   initargs=(numba.get_num_threads(),))  # fmt: skip
+        try:
+            ahead = None
+            for t in tasks:
+                nxt = ex.submit(run_chunk, t)
+                if ahead is not None:
+                    yield ahead.result()
+                ahead = nxt
+            if ahead is not None:
+                yield ahead.result()
+        finally:
+            ex.shutdown(wait=False, cancel_futures=True)
 
 
 class _Processes:

@@ -1,7 +1,7 @@
 """The batch engine: a ``prange`` kernel over independent deals, and its Python wrappers.
 
 Validation and seeding happen in Python; the work happens in
-:func:`_simulate_nb` (``@njit(parallel=True, cache=True)``).  Deal ``i`` of a
+:func:`_simulate_nb` (``@njit(parallel=True, cache=True, nogil=True)``).  Deal ``i`` of a
 run uses the streams of :mod:`tranca_sim.engine.rng` keyed by ``(master_seed, i)``:
 its cards and every choice depend only on the rules, the strategies, the
 master seed and ``i`` -- never on the thread count or the chunking.
@@ -155,7 +155,7 @@ def _play_one(
     play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)  # nogil: a run writes one chunk while the next plays
 def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_deal):
     pack_n = 104 + rp[R_N_JOKERS]
     n_seats = rp[R_N_SEATS]

@@ -80,7 +80,7 @@ def match_decided(score):
     return who, ties, best
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)  # nogil: a run writes one chunk while the next plays
 def _simulate_matches_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_deal, out_match):
     """Play matches ``start .. start+count-1``; ``out_side int32[count, cap, n_sides, OS_LEN]``,
     ``out_deal int32[count, cap, OD_LEN]``, ``out_match int64[count, 2]`` (deals played, winner or
