@@ -23,6 +23,19 @@ Modules, in the order a deal uses them:
 Importing this package does not load numba: the kernel API below is imported
 on first use, so ``tranca_sim.engine.cards`` stays cheap for the referee and
 the CLI.
+
+Inlining (issue 9, benchmarks/README.md "Engine speed"): numba passes the deal's
+``State`` (twelve arrays, about 0.9 KB of array structs) by value to every
+function that is not inlined.  The small functions of the turn that take the
+``State`` -- ``state.log_event``, the canasta and going-out tests and the set
+checks of :mod:`.melds`, the card moves, the draw and meld listings of sets, the
+laying, the pile, discard and observation functions -- are compiled with
+``forceinline=True`` (LLVM ``alwaysinline``) into :func:`.deal.play_turn`, which
+stays a call.  The big ones (the run listing of :mod:`.runs` and
+:mod:`.run_options`, the first-meld check of :mod:`.opening`, :mod:`.search`,
+the kernels) are not marked: each is compiled once, not copied into every
+caller, so the first compile stays affordable.  A new function that takes the
+``State`` and runs every turn should follow the same rule.
 """
 
 from __future__ import annotations
