@@ -31,7 +31,7 @@ import numpy as np
 
 from strategies.registry import MODULES, PARAM_SETS
 
-N_PARAMS = 24  # width of a parameter row; a strategy uses the first len(PARAMS)
+N_PARAMS = 32  # width of a parameter row; a strategy uses the first len(PARAMS)
 
 
 class StrategyError(ValueError):

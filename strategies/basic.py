@@ -308,6 +308,22 @@ PARAMS = (
         1,
         "real",
     ),
+    (
+        "run_clean_first",
+        1.0,
+        "runs and a clean canasta to go out: no wild on a clean run while the side has no clean canasta",
+        0,
+        1,
+        "switch",
+    ),
+    (
+        "out_pile_max",
+        1.0,
+        "runs and a clean canasta to go out: a player of a side that may go out holding 3 cards or fewer takes a pile of at most this many cards (108: any)",
+        0,
+        108,
+        "int",
+    ),
 )
 # The tuner's search space (``tranca-sim tune``, tranca_sim/lab/tune.py, strategies/search.py):
 # ``(parameter, lowest, highest[, rule])`` or ``(parameter, (value, ...)[, rule])``, the kind (switch,
@@ -336,6 +352,8 @@ SEARCH = (
     ("redraw", 0, 1, "first_player_redraw"),
     ("run_pile_min", 1, 8, "go_out_needs_clean"),
     ("run_pile_share", 0.0, 1.0, "meld_runs"),
+    ("run_clean_first", 0, 1, "go_out_needs_clean"),
+    ("out_pile_max", 0, 8, "go_out_needs_clean"),
 )
 P_TAKE_PILE_MIN = 0
 P_WILD_RESERVE = 1
@@ -361,6 +379,8 @@ P_ABERTA_RUSH = 20
 P_REDRAW = 21
 P_RUN_PILE_MIN = 22
 P_RUN_PILE_SHARE = 23
+P_RUN_CLEAN_FIRST = 24
+P_OUT_PILE_MAX = 25
 
 # For each tip: (parameter, value that follows the tip, baseline's value, seed tip, one line).
 TIPS = (
@@ -420,6 +440,7 @@ PILE_BIG = 5  # pile_fit: a "big" pile has at least this many cards
 CLOSE_HAND = 4  # wild_reserve: "close" = the player may empty its hand (morto or going out), <= 4 cards
 END_STOCK = 10  # endgame_lay, red3_pace: "near the end" = the stock has <= 10 cards
 END_HAND = 3  # endgame_lay: an opponent who may go out holds <= 3 cards
+OUT_HAND = 3  # out_pile_max: a player "about to go out" holds <= 3 cards before its draw
 
 
 @njit(cache=True, inline="always")
@@ -630,6 +651,8 @@ def choose_draw(prm, obs, acts, n, rng):
         pmin = 1.0
     if pn < pmin and not _red3_hurry(prm, obs, side):
         return stock
+    if clean_runs and pn > prm[P_OUT_PILE_MAX] and obs.pub[PUB_HAND_N + seat] <= OUT_HAND and _may_go_out(obs, side):
+        return stock  # out_pile_max: about to go out, a big pile would only refill the hand
     if prm[P_PILE_FIT] > 0.0 and pn >= PILE_BIG and pile_fit_share(obs) < prm[P_PILE_FIT]:
         return stock
     return best
@@ -676,6 +699,8 @@ def choose_meld(prm, obs, acts, n, rng):
                 n_open += 1
     turn = obs.pub[PUB_TURN]
     never_wild = prm[P_NEVER_WILD] != 0.0
+    clean_runs = obs.rp[R_MELD_RUNS] != 0 and obs.rp[R_GO_OUT_CLEAN] != 0
+    no_clean = clean_runs and obs.pub[PUB_CLEAN + side] == 0 and prm[P_RUN_CLEAN_FIRST] != 0.0
     reserve = prm[P_WILD_RESERVE] != 0.0 and wilds <= 1
     best = -1
     best_score = 0
@@ -716,6 +741,8 @@ def choose_meld(prm, obs, acts, n, rng):
                         s = 0  # keep_clean: the last clean meld stays clean
                     if reserve and not close:
                         s = 0  # wild_reserve: the last wild waits
+                    if clean and t == A_RUN_EXT and no_clean and not (hn <= 2 and may_empty):
+                        s = 0  # run_clean_first: the side's clean runs stay candidates for the clean canasta
         else:  # A_NEW, A_RUN_NEW
             after = hn - 3
             second = t == A_NEW and (own & (1 << x)) != 0
@@ -725,6 +752,8 @@ def choose_meld(prm, obs, acts, n, rng):
                 s = 10
                 if reserve and not (close or locked):
                     s = 0
+                if no_clean and t != A_NEW and not (hn <= 3 and may_empty):
+                    s = 0  # run_clean_first: the naturals wait for a clean run
             if second and prm[P_PARTNER] != 0.0:
                 s = 0  # partner: extend the side's meld instead
             if prm[P_LONG_MELD] > 0.0 and n_open >= prm[P_LONG_MELD] and not lay_all:
