@@ -39,7 +39,9 @@ def main() -> int:
 
     names = args.preset or list(PRESETS)
     print(f"{args.pair[0]} vs {args.pair[1]}, seed {args.seed}, {args.deals} deals each")
-    print("| preset | deals | went out [95% CI] | stock out | turn limit | a morto became the stock | turns |")
+    print(
+        "| preset | deals | went out [95% CI] | stock out | turn limit | a morto became the stock | turns |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name in names:
         rules = PRESETS[name]

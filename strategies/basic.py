@@ -119,7 +119,12 @@ place, default 1: a pile as small as one card is taken when its top card can be
 melded, since the one card a clean run needs is rarely drawn; measured in
 docs/strategies.md), ``run_pile_share`` (open pile, runs only: the pile is taken
 only when its top card fits the side's runs or the hand and at least this share
-of its cards fit, default 0.25; wilds fit where ``max_wilds`` is above 0), ``go_out`` (1 go out as soon as allowed; 0 hold while
+of its cards fit, default 0.25; wilds fit where ``max_wilds`` is above 0), ``run_clean_first``
+(runs and a clean canasta to go out, default 1: while the side has no clean canasta no wild goes
+on one of its clean runs and no run is started with a wild, unless it empties the hand for the
+morto), ``out_pile_max`` (runs and a clean canasta to go out, default 1: a player whose side may
+go out and who holds 3 cards or fewer takes a pile of at most this many cards; 108 = any; both
+measured in docs/strategies.md), ``go_out`` (1 go out as soon as allowed; 0 hold while
 other moves exist), ``wild_melds`` (start melds with two naturals and a
 wild).  Handicaps, for testing that the baseline is competent:
 ``never_pile`` (never takes the pile while the stock has cards),
@@ -651,7 +656,12 @@ def choose_draw(prm, obs, acts, n, rng):
         pmin = 1.0
     if pn < pmin and not _red3_hurry(prm, obs, side):
         return stock
-    if clean_runs and pn > prm[P_OUT_PILE_MAX] and obs.pub[PUB_HAND_N + seat] <= OUT_HAND and _may_go_out(obs, side):
+    if (
+        clean_runs
+        and pn > prm[P_OUT_PILE_MAX]
+        and obs.pub[PUB_HAND_N + seat] <= OUT_HAND
+        and _may_go_out(obs, side)
+    ):
         return stock  # out_pile_max: about to go out, a big pile would only refill the hand
     if prm[P_PILE_FIT] > 0.0 and pn >= PILE_BIG and pile_fit_share(obs) < prm[P_PILE_FIT]:
         return stock
