@@ -223,7 +223,7 @@ def play_turn_timed(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, scr, a
 @njit
 def profile_nb(rp, sids, prm, master_seed, count, out_side, out_deal, tm):
     pack_n = 104 + rp[R_N_JOKERS]
-    st = new_state_nb(1)
+    st = new_state_nb(1, 2)
     deck = np.zeros(pack_n, np.int16)
     srng = np.zeros(4, np.uint64)
     rngs = np.zeros((4, 4), np.uint64)
@@ -231,7 +231,7 @@ def profile_nb(rp, sids, prm, master_seed, count, out_side, out_deal, tm):
     pub = np.zeros(PUB_LEN, np.int32)
     hidden = np.zeros((2, N_KINDS), np.int16)
     pack = K._pack_counts(rp)
-    scr = new_state_nb(1)
+    scr = new_state_nb(1, 2)
     acts2 = np.zeros(512, np.int32)
     mscore = np.zeros(st.ss.shape[0], np.int64)
     max_turns = rp[R_MAX_TURNS]
@@ -281,8 +281,10 @@ def main() -> int:
     from tranca_sim.rules import get_preset
 
     rules = get_preset(args.preset)
+    if rules.n_sides != 2 or rules.n_seats != 4:
+        ap.error(f"--preset {args.preset}: the timed copy plays partnership tables (4 seats, 2 sides) only")
     rp = rules.to_array()
-    sids, prm, _ = K._seat_arrays(tuple(args.pair.split("-")))
+    sids, prm, _ = K._seat_arrays(tuple(args.pair.split("-")), rules)
     n = args.deals
     out_side = np.zeros((n, 2, S.OS_LEN), np.int32)
     out_deal = np.zeros((n, S.OD_LEN), np.int32)
