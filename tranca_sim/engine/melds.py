@@ -247,11 +247,11 @@ def list_meld_actions(st, rp, seat, acts):
     hn = st.se[seat, SE_HAND_N]
     maxw = rp[R_MAX_WILDS]
     minn = rp[R_MIN_NATURALS]
-    empty_ok = can_empty(st, rp, side)
     tw = n_twos(hand)
     jk = hand[JOKER]
     n = 0
-    if rp[R_MELD_SETS] != 0 and _keep_ok(hn - 3, empty_ok):
+    # E6 as _keep_ok(hn - 3, can_empty(...)), the side test made only when the hand is short
+    if rp[R_MELD_SETS] != 0 and (hn >= 5 or can_empty(st, rp, side)):
         for r in range(1, 14):
             if not set_rank_ok(rp, r):
                 continue
@@ -274,10 +274,15 @@ def list_meld_actions(st, rp, seat, acts):
         if st.mh[side, m, MH_TYPE] != MT_SET:
             continue
         r = st.mh[side, m, MH_RANK]
-        if n_naturals(hand, r) > 0 and _keep_ok(hn - 1, _empty_ok_after_ext(st, rp, side, m, True)):
+        # E6 (_keep_ok): the meld's canasta test only when the hand would keep fewer than 2 cards
+        if n_naturals(hand, r) > 0 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):
             acts[n] = act(A_EXT, m, C_NAT)
             n += 1
-        if st.mh[side, m, MH_WILD] < maxw and _keep_ok(hn - 1, _empty_ok_after_ext(st, rp, side, m, False)):
+        if (
+            tw + jk > 0
+            and st.mh[side, m, MH_WILD] < maxw
+            and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, False))
+        ):
             if tw > 0:
                 acts[n] = act(A_EXT, m, C_TWO)
                 n += 1
@@ -325,14 +330,13 @@ def list_draw_actions(st, rp, seat, acts):
     hand = st.hand[seat]
     hn = st.se[seat, SE_HAND_N]
     after = hn + pn - 1  # cards in hand after the capture, before the meld uses any from it
-    empty_ok = can_empty(st, rp, side)
     for m in range(st.ss[side, SS_N_MELDS]):
         if st.mh[side, m, MH_TYPE] == MT_SET and st.mh[side, m, MH_RANK] == r:
-            if _keep_ok(after, _empty_ok_after_ext(st, rp, side, m, True)):
+            if after >= 2 or _empty_ok_after_ext(st, rp, side, m, True):  # _keep_ok, E6
                 acts[n] = act(A_CAP_EXT, m, 0)
                 n += 1
     nat = n_naturals(hand, r)
-    if nat >= 1 and rp[R_MELD_SETS] != 0 and _keep_ok(after - 2, empty_ok):
+    if nat >= 1 and rp[R_MELD_SETS] != 0 and (after >= 4 or can_empty(st, rp, side)):  # _keep_ok(after - 2)
         tw = n_twos(hand)
         jk = hand[JOKER]
         wild_ok = rp[R_MAX_WILDS] >= 1 and rp[R_MIN_NATURALS] <= 2 and tw + jk > 0

@@ -42,13 +42,13 @@ from ..rules import (
     R_MIN_NATURALS,
     R_PILE_CLOSED,
     R_RUN_WILD_MOVES,
+    R_SEVERAL_RUNS,
     R_THREES_SPECIAL,
 )
 from .cards import JOKER
 from .melds import (
     _empty_ok_after_ext,
     _hand_to_meld,
-    _keep_ok,
     apply_meld_action,
     can_empty,
     count_canastas,
@@ -152,22 +152,34 @@ def list_run_actions(st, rp, seat, acts, n):
     minn = rp[R_MIN_NATURALS]
     lo_min = min_pos(rp)
     jk = hand[JOKER]
-    if _keep_ok(hn - 3, can_empty(st, rp, side)) and _room(st, side):
+    # E6 as _keep_ok(hn - 3, can_empty(...)): the side's test made only when the hand is short
+    room = False
+    if hn >= 5 or can_empty(st, rp, side):
+        room = st.ss[side, SS_N_MELDS] < MAXM  # _room, without a call that passes the State
+        if not room:
+            st.sc[SC_MELD_FULL] += 1
+    if room:
         wild_ok = maxw >= 1 and minn <= 2
+        several = rp[R_SEVERAL_RUNS] != 0
         for s in range(4):
-            if not may_open_run(st, rp, side, s):
+            if not several and not may_open_run(st, rp, side, s):
                 continue
+            bits = 0  # bit p: the hand holds the natural of position p of suit s
+            for p in range(lo_min, 15):
+                if hand[pos_kind(s, p)] > 0:
+                    bits |= 1 << p
+            if bits & (bits - 1) == 0:
+                continue  # fewer than two naturals of the suit: no window of three has two
             for p in range(lo_min, 13):
-                h0 = hand[pos_kind(s, p)] > 0
-                h1 = hand[pos_kind(s, p + 1)] > 0
-                h2 = hand[pos_kind(s, p + 2)] > 0
-                nat = int(h0) + int(h1) + int(h2)
-                if nat == 3:
+                w = (bits >> p) & 7
+                if w & (w - 1) == 0:
+                    continue  # fewer than two naturals in positions p..p+2
+                if w == 7:
                     if minn <= 3:
                         acts[n] = act(A_RUN_NEW, s * 16 + p, 0)
                         n += 1
-                elif nat == 2 and wild_ok:
-                    o = 0 if not h0 else (1 if not h1 else 2)
+                elif wild_ok:
+                    o = 0 if not w & 1 else (1 if not w & 2 else 2)
                     tw = twos_as_wild(hand, s, p + o)
                     if p <= 2 and p + 2 >= 2 and hand[s * 13 + 1] > 0 and p + o != 2:
                         tw -= 1  # the suit's 2 is the natural at position 2 of this window
@@ -177,6 +189,7 @@ def list_run_actions(st, rp, seat, acts, n):
                     if jk > 0:
                         acts[n] = act(A_RUN_NEW, s * 16 + p, 2 + 2 * o)
                         n += 1
+    wild_any = n_twos(hand) + jk > 0
     for m in range(st.ss[side, SS_N_MELDS]):
         if st.mh[side, m, MH_TYPE] != MT_RUN:
             continue
@@ -185,11 +198,14 @@ def list_run_actions(st, rp, seat, acts, n):
             p = st.mh[side, m, MH_LO] - 1 if end == END_LOW else st.mh[side, m, MH_HI] + 1
             if p < lo_min or p > 14:
                 continue
-            if hand[pos_kind(s, p)] > 0 and _keep_ok(hn - 1, _empty_ok_after_ext(st, rp, side, m, True)):
+            # E6 (_keep_ok): the run's canasta test only when the hand would keep fewer than 2 cards
+            if hand[pos_kind(s, p)] > 0 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):
                 acts[n] = act(A_RUN_EXT, m, end * 4 + C_NAT)
                 n += 1
-            if st.mh[side, m, MH_WILD] < maxw and _keep_ok(
-                hn - 1, _empty_ok_after_ext(st, rp, side, m, False)
+            if (
+                wild_any
+                and st.mh[side, m, MH_WILD] < maxw
+                and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, False))
             ):
                 if twos_as_wild(hand, s, p) > 0:
                     acts[n] = act(A_RUN_EXT, m, end * 4 + C_TWO)
@@ -243,14 +259,16 @@ def list_run_captures(st, rp, seat, acts, n):
         hi = st.mh[side, m, MH_HI]
         low_fit = lo - 1 >= lo_min and (lo - 1 == r or (r == 1 and lo - 1 == 1))
         high_fit = hi + 1 <= 14 and (hi + 1 == r or (r == 1 and hi + 1 == 14))
-        if (low_fit or high_fit) and _keep_ok(after, _empty_ok_after_ext(st, rp, side, m, True)):
+        if (low_fit or high_fit) and (after >= 2 or _empty_ok_after_ext(st, rp, side, m, True)):
             if low_fit:
                 acts[n] = act(A_CAP_EXT, m, END_LOW)
                 n += 1
             if high_fit:
                 acts[n] = act(A_CAP_EXT, m, END_HIGH)
                 n += 1
-    if not _keep_ok(after - 2, can_empty(st, rp, side)) or not may_open_run(st, rp, side, s):
+    if not (after >= 4 or can_empty(st, rp, side)):  # _keep_ok(after - 2, ...), E6
+        return n
+    if rp[R_SEVERAL_RUNS] == 0 and not may_open_run(st, rp, side, s):
         return n
     if not _room(st, side):
         return n
