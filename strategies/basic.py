@@ -587,9 +587,10 @@ def _open_pile_fits_runs(prm, obs):
         room = obs.pub[PUB_CAN_EMPTY] != 0
         return not is_wild(t) and (hn >= 4 or room) and _run_meldable(obs, side, t)
     fit = 0
+    ext, cover = _run_tables(obs, side)
     for i in range(pn):
         k = obs.pile[i]
-        if (wilds_play and is_wild(k)) or _run_fit(obs, side, k):
+        if (wilds_play and is_wild(k)) or _run_keep_t(obs, ext, cover, k) > 0:  # _run_fit
             fit += 1
     return fit >= prm[P_RUN_PILE_SHARE] * pn
 
@@ -826,6 +827,73 @@ def _extends_run(obs, side, k):
     return False
 
 
+@njit(cache=True, inline="always")
+def _run_tables(obs, side):
+    """``side``'s runs read once for many cards (the same answers as :func:`_run_keep` and
+    :func:`_extends_run`, without a pass over the melds per card).  Per suit: ``ext`` packs, 4 bits
+    per rank r (1..13), how many of the runs take the natural r at an end (r = 1 the ace, below the
+    2 or above the K); ``cover`` has bit r set when a run holds the place of r (the ace: an A..A
+    run).  A suit has at most 8 runs of 3 cards (26 cards in two decks), so 4 bits hold the count."""
+    e0 = 0
+    e1 = 0
+    e2 = 0
+    e3 = 0
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    c3 = 0
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        if obs.mh[side, m, MH_TYPE] != MT_RUN:
+            continue
+        lo = obs.mh[side, m, MH_LO]
+        hi = obs.mh[side, m, MH_HI]
+        e = 0
+        if lo >= 2:
+            e += 1 << (4 * (lo - 1))  # below the low end (lo = 2: the low ace)
+        if hi <= 12:
+            e += 1 << (4 * (hi + 1))
+        elif hi == 13 and lo != 2:
+            e += 1 << 4  # the high ace above the K (lo = 2 counted it already)
+        c = ((1 << (min(hi, 13) + 1)) - 1) & ~((1 << max(lo, 2)) - 1)
+        if lo == 1 and hi == 14:
+            c |= 2
+        s = obs.mh[side, m, MH_SUIT]
+        if s == 0:
+            e0 += e
+            c0 |= c
+        elif s == 1:
+            e1 += e
+            c1 |= c
+        elif s == 2:
+            e2 += e
+            c2 |= c
+        else:
+            e3 += e
+            c3 |= c
+    return (e0, e1, e2, e3), (c0, c1, c2, c3)
+
+
+@njit(cache=True, inline="always")
+def _run_keep_t(obs, ext, cover, k):
+    """:func:`_run_keep` of the side whose :func:`_run_tables` are ``ext``, ``cover``."""
+    s = k // 13
+    r = k % 13 + 1
+    if obs.rp[R_SEVERAL_RUNS] == 0 and (cover[s] >> r) & 1:
+        return -40 if obs.rp[R_MELD_SETS] == 0 else 0
+    keep = 50 * ((ext[s] >> (4 * r)) & 15)
+    for d in (-2, -1, 1, 2):
+        q = r + d
+        if q == 0:
+            q = 13  # the ace next to the king (Q-K-A)
+        elif q == 14 or q == 15:
+            q -= 13
+        if q < 1 or q > 13 or q == r:
+            continue
+        if obs.hand[s * 13 + q - 1] > 0:
+            keep += 15 if d == -1 or d == 1 else 8
+    return keep
+
+
 @njit(cache=True, _nrt=False)
 def choose_discard(prm, obs, rng):
     hand = obs.hand
@@ -841,6 +909,11 @@ def choose_discard(prm, obs, rng):
     lock = prm[P_BLACK3_LOCK] != 0.0
     runs = obs.rp[R_MELD_RUNS] != 0
     seen_pairs = opp_morto_pairs(obs, side) if prm[P_MORTO_SEEN] != 0.0 else 0
+    z4 = (0, 0, 0, 0)
+    ext_own, cov_own, ext_opp = z4, z4, z4
+    if runs:
+        ext_own, cov_own = _run_tables(obs, side)
+        ext_opp = _run_tables(obs, opp)[0]
     best = -1
     best_keep = 1 << 30
     b3 = -1
@@ -851,7 +924,9 @@ def choose_discard(prm, obs, rng):
             keep = 1000
         elif is_wild(k):  # max_wilds = 0: no meld takes a wild
             if runs and k != JOKER and obs.rp[R_THREES_SPECIAL] == 0:
-                keep = _run_keep(obs, side, k) - obs.rp[R_VALUES + k] // 5  # the natural of place 2
+                keep = (
+                    _run_keep_t(obs, ext_own, cov_own, k) - obs.rp[R_VALUES + k] // 5
+                )  # the natural of place 2
             else:
                 keep = -1000 - obs.rp[R_VALUES + k]  # a dead card: only costs its value in hand
         elif is_black3(k) and obs.rp[R_THREES_SPECIAL] != 0:
@@ -866,7 +941,7 @@ def choose_discard(prm, obs, rng):
             if own & (1 << r):
                 keep += 40
             if runs:
-                keep += _run_keep(obs, side, k)
+                keep += _run_keep_t(obs, ext_own, cov_own, k)
             if seen_pairs & (1 << r):
                 keep += 30  # Tranca Aberta: their morto brought a pair of this rank (as if taken)
             if safe:
@@ -874,7 +949,7 @@ def choose_discard(prm, obs, rng):
                     keep += 60  # the next player could take the pile with it
                 if n_naturals(obs.taken[nxt], r) > 0 or n_naturals(obs.taken[prv], r) > 0:
                     keep += 30
-                if runs and _extends_run(obs, opp, k):
+                if runs and (ext_opp[k // 13] >> (4 * r)) & 15 > 0:  # _extends_run(obs, opp, k)
                     keep += 60  # it goes on an end of one of their runs
         if keep < best_keep:
             best_keep = keep
