@@ -67,11 +67,18 @@ class ChartInfo:
         distribution, deal endings, morto turn) when those pool its deals against every
         variant (duplicate design), e.g. "basic (baseline): its deals against every variant,
         pooled"; empty otherwise.
+    design : str
+        The experiment's design; ``"rotation"`` (three players) makes the forest plot's
+        effect the variant's margin over the two baseline players at its table.
+    seats : int
+        Seats at the table (4; 2 or 3 at the solo tables): the turns of one round.
     """
 
     footnote: str
     baseline: str = "baseline"
     pooled: str = ""
+    design: str = ""
+    seats: int = 4
 
 
 def _with_pooled(text: str, info: ChartInfo) -> str:
@@ -135,6 +142,11 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     fig = _figure(max(2.8, 1.7 + 0.36 * n), info)
     ax = fig.add_subplot()
     title = f"How many points per deal each tip gains or loses against {info.baseline}"
+    if info.design == "rotation":
+        title = (
+            "How many points per deal each tip gains or loses against two "
+            f"{info.baseline.removesuffix(' (baseline)')} players"
+        )
     if n == 0:
         _empty(ax, "no comparisons")
         _title(ax, title)
@@ -170,7 +182,13 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
             fontsize=8,
             color=_SIG if sig[i] else "#333333",
         )
-    ax.set_xlabel(f"score difference, variant − {info.baseline} (points per deal, 95% interval)")
+    if info.design == "rotation":
+        ax.set_xlabel(
+            f"margin: variant − mean of the two {info.baseline.removesuffix(' (baseline)')} players at its "
+            "table (points per deal, 95% interval)"
+        )
+    else:
+        ax.set_xlabel(f"score difference, variant − {info.baseline} (points per deal, 95% interval)")
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
     units = c["unit"][0] if "unit" in c.columns else "deck"
@@ -376,7 +394,9 @@ def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo, note: str = "") -> Fig
     if order and order[-1] == "never taken":
         ax.axvline(len(order) - 1.5, color="#999999", lw=0.8, ls=":")
     ax.tick_params(axis="x", labelsize=8)
-    ax.set_xlabel("turn the side took its morto (every seat's turn counts one; 4 turns = one round)")
+    ax.set_xlabel(
+        f"turn the side took its morto (every seat's turn counts one; {info.seats} turns = one round)"
+    )
     ax.set_ylabel("final score of the side\n(points per deal, mean and 95% interval)")
     _title(
         ax,

@@ -42,6 +42,9 @@ the two strategies' means come from different, independent decks:
   what removes the luck of the cards.
 * fixed-opponent, ``n`` deals each: ``Var(f) / (Var(mV) + Var(mB))``, with
   ``mV``, ``mB`` the per-deal margins over the opponent.
+
+The three-player design (``rotation``, for ``tranca-3p``) is in
+:mod:`tranca_sim.lab.rotation`.
 """
 
 from __future__ import annotations
@@ -55,7 +58,18 @@ import numpy as np
 
 from .inference import sign_test
 
-DESIGNS = ("duplicate", "fixed-opponent")
+DESIGNS = ("duplicate", "fixed-opponent", "rotation")
+
+#: the designs of a table of two sides (partnerships, or tranca-2p's two solo players) and of three
+#: solo players (tranca-3p)
+DESIGNS_BY_SIDES = {2: ("duplicate", "fixed-opponent"), 3: ("rotation",)}
+
+#: deals the variant plays per unit: a duplicate deck twice, a rotation deck three times (once in
+#: each seat), a fixed-opponent deal once
+DEALS_PER_UNIT = {"duplicate": 2, "fixed-opponent": 1, "rotation": 3}
+
+#: the unit of each design
+UNIT = {"duplicate": "deck", "fixed-opponent": "deal", "rotation": "deck"}
 
 #: run-file columns the designs read
 DESIGN_COLUMNS = ("deal_index", "side", "score", "won", "went_out")
@@ -66,10 +80,14 @@ class RunPlan:
     """One run of an experiment.
 
     ``key``: file stem under ``runs/``; ``label``: the variant's label, or
-    ``"baseline"`` for the fixed-opponent baseline run; ``side_a``, ``side_b``:
-    strategy texts; ``role``: ``"ab"`` (variant on side A vs the baseline),
-    ``"ba"`` (baseline on side A vs the variant), ``"variant"`` (variant vs the
-    opponent) or ``"baseline"`` (baseline vs the opponent).
+    ``"baseline"`` for the fixed-opponent baseline run and the rotation's
+    all-baseline control run; ``side_a``, ``side_b`` (and ``side_c`` at three
+    players, else None): strategy texts; ``role``: ``"ab"`` (variant on side A
+    vs the baseline), ``"ba"`` (baseline on side A vs the variant),
+    ``"variant"`` (variant vs the opponent), ``"baseline"`` (baseline vs the
+    opponent), ``"s0"``, ``"s1"``, ``"s2"`` (rotation: the variant in seat 0,
+    1 or 2, the baseline in the other two) or ``"control"`` (rotation: the
+    baseline in all three seats).
     """
 
     key: str
@@ -77,6 +95,12 @@ class RunPlan:
     side_a: str
     side_b: str
     role: str
+    side_c: str | None = None
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The strategy texts by side: 2, or 3 at a three-player table."""
+        return (self.side_a, self.side_b) if self.side_c is None else (self.side_a, self.side_b, self.side_c)
 
 
 def slug(text: str) -> str:
@@ -90,7 +114,7 @@ def plan_runs(design: str, variants, baseline: str, opponent: str | None = None)
 
     Parameters
     ----------
-    design : {"duplicate", "fixed-opponent"}
+    design : {"duplicate", "fixed-opponent", "rotation"}
     variants : sequence of (label, strategy text)
     baseline, opponent : str
         Strategy texts (``opponent`` only for fixed-opponent).
@@ -100,6 +124,8 @@ def plan_runs(design: str, variants, baseline: str, opponent: str | None = None)
     list of RunPlan
         Duplicate: ``v01-<slug>.ab`` and ``v01-<slug>.ba`` for each variant.
         Fixed-opponent: ``baseline`` first, then ``v01-<slug>`` for each variant.
+        Rotation: ``baseline`` (the all-baseline control table) first, then
+        ``v01-<slug>.s0``, ``.s1``, ``.s2`` (the variant in seat 0, 1, 2) for each variant.
     """
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {', '.join(DESIGNS)}, got {design!r}")
@@ -108,18 +134,26 @@ def plan_runs(design: str, variants, baseline: str, opponent: str | None = None)
         if not opponent:
             raise ValueError("the fixed-opponent design needs an opponent")
         out.append(RunPlan("baseline", "baseline", baseline, opponent, "baseline"))
+    if design == "rotation":
+        out.append(RunPlan("baseline", "baseline", baseline, baseline, "control", baseline))
     for i, (label, text) in enumerate(variants, 1):
         stem = f"v{i:02d}-{slug(label)}"
         if design == "duplicate":
             out.append(RunPlan(stem + ".ab", label, text, baseline, "ab"))
             out.append(RunPlan(stem + ".ba", label, baseline, text, "ba"))
+        elif design == "rotation":
+            for seat in range(3):
+                sides = [baseline] * 3
+                sides[seat] = text
+                out.append(RunPlan(f"{stem}.s{seat}", label, *sides[:2], f"s{seat}", sides[2]))
         else:
             out.append(RunPlan(stem, label, text, opponent, "variant"))
     return out
 
 
-def _cols(run) -> dict[str, np.ndarray]:
-    """Deal-major numpy columns (side A row then side B row of each deal) of a run or chunk."""
+def _cols(run, n_sides: int = 2) -> dict[str, np.ndarray]:
+    """Deal-major numpy columns (side A row then side B row, then side C's at three players, of each
+    deal) of a run or chunk."""
     if isinstance(run, Mapping):
         cols = {c: np.asarray(run[c]) for c in DESIGN_COLUMNS}
     else:  # polars / pandas data frame
@@ -130,11 +164,13 @@ def _cols(run) -> dict[str, np.ndarray]:
             df = df.sort_values(["deal_index", "side"])
         cols = {c: np.asarray(df[c]) for c in DESIGN_COLUMNS}
     side = cols["side"]
-    n = len(side) // 2
-    if len(side) != 2 * n or np.any(side[0::2] != 0) or np.any(side[1::2] != 1):
-        raise ValueError("a run must hold one side A and one side B row for every deal")
-    if np.any(cols["deal_index"][0::2] != cols["deal_index"][1::2]):
-        raise ValueError("side A and side B rows of a run do not pair up by deal")
+    k = n_sides
+    n = len(side) // k
+    if len(side) != k * n or any(np.any(side[s::k] != s) for s in range(k)):
+        rows = "one side A and one side B row" if k == 2 else "one row of each of the sides A, B and C"
+        raise ValueError(f"a run must hold {rows} for every deal")
+    if any(np.any(cols["deal_index"][0::k] != cols["deal_index"][s::k]) for s in range(1, k)):
+        raise ValueError("the sides' rows of a run do not pair up by deal")
     return cols
 
 
@@ -156,7 +192,15 @@ class Paired:
     ``match_a``, ``match_b``: deal scores, shape (units, deals per unit), of the
     variant and of its opponent in the deals a match is built from
     (duplicate: the baseline; fixed-opponent: the opponent).
-    ``var_ratio_design``, ``var_ratio_plain``, ``corr_swap``: see the module doc.
+    ``var_ratio_design``, ``var_ratio_plain``, ``corr_swap``: see the module doc
+    (rotation: :mod:`tranca_sim.lab.rotation`; ``corr_swap`` is then the mean
+    correlation of a deck's differences over the pairs of seats).
+
+    Three players only (rotation design; None or NaN otherwise): ``match_c``, the
+    second opponent's deal scores; ``own_units``, per-deck gain of the variant's own
+    score over the baseline's in the same seat at the all-baseline table;
+    ``var_ratio_own``, its variance ratio; ``b_seats``, baseline seats at the
+    variant's table (2: ``b_wins`` counts both, the share is per seat).
     """
 
     units: np.ndarray
@@ -174,13 +218,17 @@ class Paired:
     var_ratio_design: float
     var_ratio_plain: float
     corr_swap: float
+    match_c: np.ndarray | None = None
+    own_units: np.ndarray | None = None
+    var_ratio_own: float = math.nan
+    b_seats: int = 1
 
     @property
     def win_share_diff(self) -> float:
-        """Variant's share of its non-tie deals won minus the baseline's."""
+        """Variant's share of its non-tie deals won minus the baseline's (per baseline seat)."""
         if not self.v_decided or not self.b_decided:
             return math.nan
-        return self.v_wins / self.v_decided - self.b_wins / self.b_decided
+        return self.v_wins / self.v_decided - self.b_wins / (self.b_seats * self.b_decided)
 
 
 def _var(x) -> float:

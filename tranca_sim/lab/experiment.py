@@ -45,9 +45,14 @@ from pathlib import Path
 import numpy as np
 
 from .. import io as _io
-from .designs import RunPlan, duplicate_units, fixed_opponent_units, plan_runs
+from .designs import DEALS_PER_UNIT, UNIT, RunPlan, duplicate_units, fixed_opponent_units, plan_runs
 from .inference import cs_rho2, sequential_interval
+from .rotation import rotation_units
 from .spec import SpecError, load_spec
+
+#: roles of the runs shared by every variant: the fixed opponent's baseline run, the rotation's
+#: all-baseline control table
+_SHARED = ("baseline", "control")
 
 
 class ExperimentError(ValueError):
@@ -57,7 +62,8 @@ class ExperimentError(ValueError):
 @dataclass(frozen=True)
 class RunRef:
     """One run file of an experiment: ``label`` (variant label or ``"baseline"``), ``path``,
-    ``side_a``, ``side_b`` (strategy texts), ``seed``, ``role`` (see :class:`designs.RunPlan`)."""
+    ``side_a``, ``side_b`` (strategy texts), ``seed``, ``role`` (see :class:`designs.RunPlan`),
+    ``side_c`` (the third player's strategy text at a three-player table, else None)."""
 
     label: str
     path: Path
@@ -65,6 +71,7 @@ class RunRef:
     side_b: str
     seed: int
     role: str
+    side_c: str | None = None
 
 
 @dataclass
@@ -95,7 +102,15 @@ def load_experiment(out_dir) -> Experiment:
         raise ExperimentError(f"cannot read {str(p)!r}: {e}") from None
     try:
         runs = [
-            RunRef(r["label"], d / r["path"], r["side_a"], r["side_b"], int(r["seed"]), r["role"])
+            RunRef(
+                r["label"],
+                d / r["path"],
+                r["side_a"],
+                r["side_b"],
+                int(r["seed"]),
+                r["role"],
+                r.get("side_c"),
+            )
             for r in spec["runs"]
         ]
     except (KeyError, TypeError, ValueError) as e:
@@ -146,7 +161,7 @@ def _run_meta(plan: RunPlan, specs, spec: dict, threads: int) -> dict:
         "rule_options": spec["rule_options"],
         "master_seed": spec["seed"],
         "deals": 0,
-        "strategies": [strategy_meta(side, s) for side, s in zip("AB", specs)],
+        "strategies": [strategy_meta(side, s) for side, s in zip("ABC", specs)],
         "version": _io.package_version(),
         "threads": threads,
         "check": False,
@@ -309,21 +324,20 @@ def run_experiment(
 
     rules = Rules(**spec["rules"])
     design = spec["design"]
-    dup = design == "duplicate"
     plans = plan_runs(
         design, [(v["label"], v["strategy"]) for v in spec["variants"]], spec["baseline"], spec["opponent"]
     )
     variants = [
-        _Variant(i, v, [p for p in plans if p.label == v["label"] and p.role != "baseline"])
+        _Variant(i, v, [p for p in plans if p.label == v["label"] and p.role not in _SHARED])
         for i, v in enumerate(spec["variants"])
     ]
-    base_plan = next((p for p in plans if p.role == "baseline"), None)
+    base_plan = next((p for p in plans if p.role in _SHARED), None)  # fixed opponent's or control table
     stop = spec["stopping"]
-    per_unit = 2 if dup else 1  # deals of the variant per unit
+    per_unit = DEALS_PER_UNIT[design]  # deals of the variant per unit
     rho2 = cs_rho2(stop["tune"] / per_unit, stop["alpha"])
     batch_units, budget_units = spec["batch"] // per_unit, spec["budget"] // per_unit
     seed = spec["seed"]
-    texts = {p.key: (resolve(p.side_a).portable_text, resolve(p.side_b).portable_text) for p in plans}
+    texts = {p.key: tuple(resolve(t).portable_text for t in p.sides) for p in plans}
     version = _io.package_version()
     env = _par.task_env(scheduler is None)
     rule_dict = dataclasses.asdict(rules)
@@ -342,7 +356,7 @@ def run_experiment(
             p, s0, n = jobs[j]
             writers[p.key].write(cols)
             got[p.key, s0] = cols
-            if p.role != "baseline":
+            if p.role not in _SHARED:
                 bar.update(n)
         return got
 
@@ -365,7 +379,7 @@ def run_experiment(
             out.parent.mkdir(parents=True, exist_ok=True)
             (tmp / "runs").mkdir(parents=True)
         for p in plans:
-            specs = (resolve(p.side_a, preset=spec["preset"]), resolve(p.side_b, preset=spec["preset"]))
+            specs = tuple(resolve(t, preset=spec["preset"]) for t in p.sides)
             meta = _run_meta(p, specs, spec, n_threads)
             writers[p.key] = _RunWriter(tmp / "runs" / f"{p.key}.parquet", meta)
         simulate_chunk(rules, (spec["baseline"], spec["baseline"]), master_seed=seed, start=0, count=1)
@@ -394,8 +408,11 @@ def run_experiment(
                 base_deals = start_unit + count
             for v in active:
                 got = {p.role: played_cols[p.key, start_unit] for p in v.plans}
-                if dup:
+                if design == "duplicate":
                     paired = duplicate_units(got["ab"], got["ba"])
+                elif design == "rotation":
+                    base = _slice_deals(base_cols, start_unit, count, 3)
+                    paired = rotation_units(got["s0"], got["s1"], got["s2"], base)
                 else:
                     base = _slice_deals(base_cols, start_unit, count)
                     paired = fixed_opponent_units(got["variant"], base)
@@ -465,12 +482,13 @@ def run_experiment(
     return result
 
 
-def _slice_deals(chunks: list[dict], start: int, count: int) -> dict:
-    """Deals ``start .. start+count-1`` of the baseline run's chunks (deal-major columns)."""
+def _slice_deals(chunks: list[dict], start: int, count: int, n_sides: int = 2) -> dict:
+    """Deals ``start .. start+count-1`` of the shared run's chunks (deal-major columns, ``n_sides``
+    rows a deal)."""
     from .designs import DESIGN_COLUMNS
 
     cols = {c: np.concatenate([ch[c] for ch in chunks]) for c in DESIGN_COLUMNS}
-    return {c: a[2 * start : 2 * (start + count)] for c, a in cols.items()}
+    return {c: a[n_sides * start : n_sides * (start + count)] for c, a in cols.items()}
 
 
 def _result_spec(spec, src, plans, variants, writers, seconds, played, n_threads) -> dict:
@@ -481,13 +499,14 @@ def _result_spec(spec, src, plans, variants, writers, seconds, played, n_threads
     ]
     out["deals_played"] = {v.v["label"]: v.deals for v in variants}
     out["stopped_by"] = {v.v["label"]: v.stopped_by for v in variants}
-    out["unit"] = "deck" if spec["design"] == "duplicate" else "deal"
+    out["unit"] = UNIT[spec["design"]]
     out["runs"] = [
         {
             "label": p.label,
             "path": f"runs/{p.key}.parquet",
             "side_a": p.side_a,
             "side_b": p.side_b,
+            **({"side_c": p.side_c} if p.side_c is not None else {}),
             "seed": spec["seed"],
             "role": p.role,
             "deals": writers[p.key].deals,

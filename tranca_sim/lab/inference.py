@@ -239,6 +239,37 @@ def _play_matches(a, b, target: int, n_matches: int, rng, max_deals: int = 2000)
     return wins, n_matches - len(live)
 
 
+def _play_matches3(a, b, c, target: int, n_matches: int, rng, max_deals: int = 2000) -> tuple[int, int]:
+    """Three-player matches drawn from deal score triples ``(a[i], b[i], c[i])``: (wins of a,
+    decided matches).
+
+    Deals are drawn with replacement; scores add up; once the highest total is at ``target``,
+    the side strictly highest wins; a tie at the top plays another deal (docs/schema.md
+    ``match_winner``, VARIANTS 15). Undecided after ``max_deals`` deals: not counted.
+    """
+    n = len(a)
+    tot = np.zeros((3, n_matches))
+    live = np.arange(n_matches)
+    wins = 0
+    step = 16
+    for _ in range(0, max_deals, step):
+        if not len(live):
+            break
+        idx = rng.integers(0, n, size=(len(live), step))
+        cum = np.stack([tot[j, live, None] + np.cumsum(s[idx], axis=1) for j, s in enumerate((a, b, c))])
+        top = cum.max(axis=0)
+        alone = (cum == top).sum(axis=0) == 1
+        done = (top >= target) & alone
+        first = np.where(done.any(axis=1), done.argmax(axis=1), -1)
+        ended = first >= 0
+        r = np.flatnonzero(ended)
+        wins += int((cum[0, r, first[r]] == top[r, first[r]]).sum())
+        keep = ~ended
+        tot[:, live[keep]] = cum[:, keep, -1]
+        live = live[keep]
+    return wins, n_matches - len(live)
+
+
 def match_win_prob(
     a_units,
     b_units,
@@ -248,6 +279,7 @@ def match_win_prob(
     n_boot: int = 100,
     boot_matches: int = 4000,
     seed: int = 0,
+    c_units=None,
 ) -> tuple[float, float, float]:
     """Probability that side ``a`` wins a match to ``target`` points, by resampling deals.
 
@@ -258,6 +290,10 @@ def match_win_prob(
         duplicate design has 2 deals, a plain deal 1).
     target : int
         Match target (``Rules.match_target``).
+    c_units : 2-d array of float, optional
+        A third player's deal scores, the same shape (three-player table, tranca-3p: a
+        deck of the rotation design has 3 deals): the matches are then among three
+        (:func:`_play_matches3`) and the fair share of each is 1/3.
 
     Returns
     -------
@@ -275,19 +311,27 @@ def match_win_prob(
     """
     a_u = np.asarray(a_units, dtype=np.float64)
     b_u = np.asarray(b_units, dtype=np.float64)
+    c_u = None if c_units is None else np.asarray(c_units, dtype=np.float64)
     if a_u.ndim == 1:
         a_u, b_u = a_u[:, None], b_u[:, None]
+        c_u = None if c_u is None else c_u[:, None]
     if len(a_u) < 2:
         return (math.nan, math.nan, math.nan)
     rng = np.random.default_rng(seed)
-    w, d = _play_matches(a_u.ravel(), b_u.ravel(), target, n_matches, rng)
+
+    def play(pick, count):
+        if c_u is None:
+            return _play_matches(a_u[pick].ravel(), b_u[pick].ravel(), target, count, rng)
+        return _play_matches3(a_u[pick].ravel(), b_u[pick].ravel(), c_u[pick].ravel(), target, count, rng)
+
+    w, d = play(slice(None), n_matches)
     if d == 0:
         return (math.nan, math.nan, math.nan)
     p = w / d
     ests = []
     for _ in range(n_boot):
         pick = rng.integers(0, len(a_u), size=len(a_u))
-        wb, db = _play_matches(a_u[pick].ravel(), b_u[pick].ravel(), target, boot_matches, rng)
+        wb, db = play(pick, boot_matches)
         if db:
             ests.append((wb / db, db))
     v_boot = float(np.var([x for x, _ in ests], ddof=1)) if len(ests) >= 2 else math.nan

@@ -24,6 +24,15 @@ DESIGNS = {
         "(common random numbers); the unit is the deal and its value the variant's score minus the "
         "baseline's score on that deal"
     ),
+    "rotation": (
+        "three-player rotation: every deck is played three times (same seed, same deal index, the same "
+        "seat first), the variant in seat 0, then 1, then 2 and the baseline in the other two seats, so "
+        "the variant holds each of the deck's three hands once (common random numbers); the unit is the "
+        "deck and its value the variant's margin, its score minus the mean of the two baseline players' "
+        "scores at the same table, averaged over the three seats. An all-baseline table on the same decks "
+        "(one run shared by every variant) gives the own-score gain beside it: the variant's score minus "
+        "the baseline's in the same seat"
+    ),
 }
 
 
@@ -97,21 +106,28 @@ def tip_table_markdown(comparison: pl.DataFrame) -> str:
     """The tip table as Markdown, variants sorted by effect (largest gain first); a ``tip``
     column with the experiment file's note (the tip and its seed) when the variants have one."""
     notes = "note" in comparison.columns and comparison["note"].drop_nulls().len() > 0
-    fixed = comparison.height > 0 and comparison["design"][0] != "duplicate"
-    match_head = "match-win probability"
+    design = comparison["design"][0] if comparison.height else "duplicate"
+    fixed = design == "fixed-opponent"
+    rot = design == "rotation"
+    match_head = "match-win probability of three (fair share 33.3%)" if rot else "match-win probability"
     if fixed:  # both play only the opponent: give the baseline's own probability beside
         opp = re.search(r"vs opponent (.+)\)$", comparison["match_method"][0] or "")
         match_head = f"match-win probability vs opponent {opp.group(1) if opp else ''}: variant / baseline"
     head = (
         "| variant |"
         + (" tip |" if notes else "")
-        + " mean diff (points/deal) | 95% interval | p | p Holm | p BH | Holm-significant "
-        "| deal-win share diff | going out: variant / baseline | "
+        + (" margin (points/deal) |" if rot else " mean diff (points/deal) |")
+        + " 95% interval | p | p Holm | p BH | Holm-significant "
+        + ("| first-place share diff (variant − baseline seat) |" if rot else "| deal-win share diff |")
+        + " going out: variant / baseline | "
         + match_head
+        + (" | own-score gain [95% interval]" if rot else "")
         + " | units |\n"
         + "|---|"
         + ("---|" if notes else "")
-        + "---:|---|---:|---:|---:|:---:|---:|---|---|---:|\n"
+        + "---:|---|---:|---:|---:|:---:|---:|---|---|"
+        + ("---|" if rot else "")
+        + "---:|\n"
     )
     rows = []
     for r in comparison.sort("mean", descending=True).iter_rows(named=True):
@@ -125,13 +141,17 @@ def tip_table_markdown(comparison: pl.DataFrame) -> str:
             match += f" / {_pct(r.get('match_win_baseline'))}"
         interval = "n/a" if _f(r["lo"]) == "–" or _f(r["hi"]) == "–" else f"[{_f(r['lo'])}, {_f(r['hi'])}]"
         tip = f" {_cell(r.get('note') or '')} |" if notes else ""
+        own = ""
+        if rot:
+            g, glo, ghi = r.get("own_gain"), r.get("own_lo"), r.get("own_hi")
+            own = f" {_f(g)} [{_f(glo)}, {_f(ghi)}] |" if _f(glo) != "–" else f" {_f(g)} |"
         rows.append(
             f"| {_cell(r['variant'])} |{tip} {_f(r['mean'])} | {interval} "
             f"| {_p(r['p_value'])} | {_p(r['p_holm'])} | {_p(r.get('p_bh'))} "
             f"| {'yes' if r['holm_significant'] else 'no'} "
             f"| {_f(100 * r['win_share_diff'] if r.get('win_share_diff') is not None else None, '+.1f')} pp "
             f"(p {_p(r.get('win_p'))}) | {_pct(r.get('going_out_variant'))} / {_pct(r.get('going_out_baseline'))} "
-            f"| {match} | {_int(r['n_units'])} |"
+            f"| {match} |{own} {_int(r['n_units'])} |"
         )
     return head + "\n".join(rows) + "\n"
 
@@ -194,6 +214,40 @@ _CHART_TEXT = {
 }
 
 
+def _ratios(comp: pl.DataFrame, col: str) -> str:
+    """``0.52`` or ``0.48-0.55 (median 0.52)`` of the finite positive values of ``col``; "" if none."""
+    vr = [v for v in comp[col].to_list() if v is not None and not math.isnan(v) and v > 0]
+    if not vr:
+        return ""
+    return (
+        f"{min(vr):.2f}"
+        if len(vr) == 1
+        else f"{min(vr):.2f}-{max(vr):.2f} (median {sorted(vr)[len(vr) // 2]:.2f})"
+    )
+
+
+def _rotation_variance(comp: pl.DataFrame) -> str:
+    """The rotation design's measured variances against unpaired deals (:mod:`tranca_sim.lab.rotation`)."""
+    margin, own = _ratios(comp, "var_ratio_design"), _ratios(comp, "var_ratio_own")
+    if not margin:
+        return "- **Variance (measured):** no variant differs from the baseline on any deck."
+    vr = [v for v in comp["var_ratio_design"].to_list() if v is not None and not math.isnan(v) and v > 0]
+    if max(vr) < 1:
+        why = (
+            "a reduction: a deck that favours one seat gives the variant a large margin in that seat and "
+            "small ones in the other two, and the rotation cancels that luck"
+        )
+    else:
+        why = "no reduction" if min(vr) >= 1 else "a reduction for some variants only"
+    text = (
+        f"- **Variance (measured, against unpaired deals of the same count):** the margin's is {margin} "
+        f"of what unpaired deals would give ({why})"
+    )
+    if own:
+        text += f"; the own-score gain's, against the variant's and the baseline's scores on separate decks, {own}"
+    return text + "."
+
+
 def render_markdown(
     data, chart_names: list[str], scores: pl.DataFrame, ends: pl.DataFrame, tips: pl.DataFrame
 ) -> str:
@@ -241,7 +295,8 @@ def render_markdown(
         interval = f"95% {method} (valid under repeated looks)"
     else:
         interval = "95% Student t interval (fixed number of deals)"
-    out.append(f"- **Interval:** {interval}, of the mean difference per {unit}.")
+    what = "margin" if design == "rotation" else "difference"
+    out.append(f"- **Interval:** {interval}, of the mean {what} per {unit}.")
     out.append(
         "- **Many variants:** p-values adjusted with Holm's step-down method (family-wise error 5% over "
         f"all {comp.height} variants); Benjamini-Hochberg adjusted p-values as a screening column."
@@ -255,7 +310,9 @@ def render_markdown(
         stop_txt = "none: every variant played its fixed number of deals"
         stop_txt += f" ({_int(budget)})" if budget else ""
     out.append(f"- **Stopping rule:** {stop_txt}.")
-    if comp.height and "var_ratio_design" in comp.columns:
+    if design == "rotation" and comp.height:
+        out.append(_rotation_variance(comp))
+    elif comp.height and "var_ratio_design" in comp.columns:
         # a variant identical to the baseline has no variance at all: left out
         vr = [v for v in comp["var_ratio_design"].to_list() if v is not None and not math.isnan(v) and v > 0]
         if vr:
@@ -270,8 +327,15 @@ def render_markdown(
                 "the deals."
             )
     out.append(
-        "- **Per comparison also:** the deal-win share difference (non-tie deals, paired test), the "
-        "going-out shares, and the probability of winning a match to the preset's target"
+        (
+            "- **Per comparison also:** the first-place share difference (the variant's seat finished first "
+            "alone, against a baseline seat's share at the same tables; deals with a tie for first left out; "
+            "sign test over decks), the own-score gain, the going-out shares, and the probability of winning "
+            "a three-player match to the preset's target"
+            if design == "rotation"
+            else "- **Per comparison also:** the deal-win share difference (non-tie deals, paired test), the "
+            "going-out shares, and the probability of winning a match to the preset's target"
+        )
         + (f" ({comp['match_method'][0]})" if comp.height and "match_method" in comp.columns else "")
         + "."
     )
@@ -280,7 +344,12 @@ def render_markdown(
         "## Tip table",
         "",
         (
-            f"Variant minus baseline `{base}`, sorted by effect; points per deal. Holm over all "
+            f"The variant's margin over the two `{base}` players at its table (its score minus the mean of "
+            f"theirs), sorted by effect; points per deal. Holm over all {comp.height} comparisons of the "
+            "experiment. The own-score gain is the variant's score minus the baseline's in the same seat at "
+            "the all-baseline table."
+            if design == "rotation"
+            else f"Variant minus baseline `{base}`, sorted by effect; points per deal. Holm over all "
             f"{comp.height} comparisons of the experiment."
         ),
         "",
@@ -303,6 +372,11 @@ def render_markdown(
     out += ["## Charts", ""]
     for c in chart_names:
         head, text = _CHART_TEXT[c]
+        if c == "tip_effects" and design == "rotation":
+            text = (
+                f"Each variant's margin over the two `{base}` players at its table, points per deal, with its "
+                "95% interval; red: significant after the Holm correction over all variants."
+            )
         out += [
             f"### {head}",
             "",

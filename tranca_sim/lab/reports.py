@@ -150,7 +150,9 @@ def short_strategy(text: str) -> str:
 def _label_deals(deals: pl.DataFrame, comparison: pl.DataFrame, spec: dict) -> pl.DataFrame:
     """Add ``label``: the variant's label for the variant's rows, ``"<baseline> (baseline)"`` for
     the baseline's, ``"opponent: <strategy>"`` for the fixed opponent's (side B of every run of
-    the fixed-opponent design)."""
+    the fixed-opponent design).  Rotation design: the baseline's rows are those of the
+    all-baseline control table, and the two baseline players at a variant's table are
+    ``"opponent: <baseline> (beside a variant)"``."""
     names = dict(zip(comparison["strategy"].to_list(), comparison["variant"].to_list()))
     labels = set(comparison["variant"].to_list())
     base = comparison["baseline"][0] if comparison.height else str(spec.get("baseline", "baseline"))
@@ -160,7 +162,16 @@ def _label_deals(deals: pl.DataFrame, comparison: pl.DataFrame, spec: dict) -> p
         var = var.otherwise(pl.col("strategy").replace(names))
     else:
         var = pl.col("strategy").replace(names)
-    opponent = (pl.col("side") == 1) if spec.get("design") == "fixed-opponent" else pl.lit(False)
+    design = spec.get("design")
+    if design == "rotation":  # the baseline players beside a variant (the control table is the baseline's)
+        return deals.with_columns(
+            label=pl.when(pl.col("is_variant"))
+            .then(var)
+            .when(pl.col("role") != "control")
+            .then(pl.lit(f"opponent: {base} (beside a variant)"))
+            .otherwise(pl.lit(f"{base} (baseline)"))
+        )
+    opponent = (pl.col("side") == 1) if design == "fixed-opponent" else pl.lit(False)
     return deals.with_columns(
         label=pl.when(pl.col("is_variant"))
         .then(var)
@@ -291,12 +302,13 @@ def score_table(exp, backend: str = "polars"):
     return _out(_in_order(t, _order(data)), backend)
 
 
-def _morto_edges(turns: np.ndarray) -> list[int]:
-    """Bin edges in whole rounds (4 turns): about 8 bins up to the 95th percentile."""
+def _morto_edges(turns: np.ndarray, seats: int = 4) -> list[int]:
+    """Bin edges in whole rounds (``seats`` turns: 4, or 2 and 3 at the solo tables): about 8 bins
+    up to the 95th percentile."""
     if turns.size == 0:
         return [0]
-    top = max(float(np.quantile(turns, 0.95)), 4.0)
-    width = max(4, 4 * round(top / 8 / 4))
+    top = max(float(np.quantile(turns, 0.95)), float(seats))
+    width = max(seats, seats * round(top / 8 / seats))
     return list(range(0, int(top) + 1, width)) or [0]
 
 
@@ -314,7 +326,8 @@ def morto_turn_table(exp, backend: str = "polars"):
     data = _data(exp)
     d = _series(data)
     taken = d.filter(pl.col("morto_turn") >= 0)["morto_turn"].to_numpy()
-    edges = _morto_edges(taken)
+    seats = (data.spec.get("rules") or {}).get("n_seats", 4)
+    edges = _morto_edges(taken, int(seats) if isinstance(seats, int) and seats > 0 else 4)
     lo_e = np.array(edges)
     labels = [f"{a}-{b - 1}" for a, b in itertools.pairwise(edges)] + [f"{edges[-1]}+"]
     turn = d["morto_turn"].to_numpy()
@@ -384,11 +397,21 @@ def red3_table(exp, backend: str = "polars"):
 def pooled_note(data: ReportData, short: bool = False) -> str:
     """Why the baseline's row differs from every variant's in the score, morto, red-3 and
     deal-ending tables: in the duplicate design it pools its deals against every variant (each
-    variant plays only its own); empty in the fixed-opponent design (the baseline plays only the
-    opponent there, as each variant does) or with one variant."""
+    variant plays only its own); in the rotation design it is the all-baseline table, and the
+    baseline players beside a variant are a row of their own; empty in the fixed-opponent design
+    (the baseline plays only the opponent there, as each variant does) or with one variant."""
+    b = data.baseline_label
+    if data.spec.get("design") == "rotation":
+        base = b.removesuffix(" (baseline)")
+        if short:
+            return f"{b}: at an all-baseline table"
+        return (
+            f"The `{b}` row is the all-baseline control table on the same decks (the baseline in every "
+            f"seat); `opponent: {base} (beside a variant)` pools the two baseline players at every "
+            "variant's tables; each variant's row is the variant's own seat at its three tables."
+        )
     if data.spec.get("design") == "fixed-opponent" or data.comparison.height < 2:
         return ""
-    b = data.baseline_label
     if short:
         return f"{b}: its deals against every variant, pooled"
     return (
@@ -453,7 +476,14 @@ def write_report(out_dir, data: ReportData | None = None, shown_dir=None) -> lis
     if shown_dir is not None:
         data = dataclasses.replace(data, dir=Path(shown_dir))
     d = Path(out_dir)
-    info = charts.ChartInfo(footnote(data), data.baseline_label, pooled_note(data, short=True))
+    seats = (data.spec.get("rules") or {}).get("n_seats", 4)
+    info = charts.ChartInfo(
+        footnote(data),
+        data.baseline_label,
+        pooled_note(data, short=True),
+        str(data.spec.get("design", "")),
+        seats if isinstance(seats, int) and seats > 0 else 4,
+    )
     figures = {
         "tip_effects": charts.forest_plot(tip_rows(data), info, family=data.comparison.height),
         "score_distribution": charts.score_distribution_plot(

@@ -7,7 +7,8 @@ An experiment file declares one question::
     question = "How many points a deal does each tip of the rule guides win or lose against basic?"
     preset = "tranca"                    # default tranca ('tranca-sim presets')
     baseline = "basic"                   # strategy text ('tranca-sim strategies')
-    design = "duplicate"                 # or "fixed-opponent" (then: opponent = "random")
+    design = "duplicate"                 # or "fixed-opponent" (then: opponent = "random");
+                                         # three players (tranca-3p): "rotation", the default there
     seed = 20261130                      # master seed of every run; default 1
     batch = 2000                         # deals per variant between two looks at the data; default 2000
     budget = 200000                      # most deals per variant; default 100000
@@ -35,7 +36,12 @@ An experiment file declares one question::
 
 Deals are counted per variant: in the duplicate design a deck is played twice
 (once each way), so ``batch`` and ``budget`` must be even and a variant plays
-``budget / 2`` decks at most.
+``budget / 2`` decks at most.  At three solo players (``tranca-3p``) the design
+is ``rotation`` (:mod:`tranca_sim.lab.rotation`): a deck is played three
+times, the variant once in each seat, so ``batch`` and ``budget`` must be
+multiples of 3 (defaults 2100 and 99900) and a variant plays ``budget / 3``
+decks at most; ``duplicate`` and ``fixed-opponent`` compare two sides and are
+refused there, as ``rotation`` is at two sides.
 
 Every problem raises :class:`SpecError` with one line ``PATH: FIELD: what is wrong``.
 """
@@ -46,7 +52,17 @@ import math
 import tomllib
 from pathlib import Path
 
-from .designs import DESIGNS
+from .designs import DEALS_PER_UNIT, DESIGNS, DESIGNS_BY_SIDES
+
+#: defaults of batch and budget (deals per variant): whole units of each design
+_DEFAULT_BATCH = {"duplicate": 2000, "fixed-opponent": 2000, "rotation": 2100}
+_DEFAULT_BUDGET = {"duplicate": 100_000, "fixed-opponent": 100_000, "rotation": 99_900}
+_MULTIPLE = {1: "a whole number", 2: "even", 3: "a multiple of 3"}
+_WHY = {
+    "duplicate": "each deck is played twice, once each way",
+    "fixed-opponent": "each deal is one unit",
+    "rotation": "each deck is played three times, the variant once in each seat",
+}
 
 #: the most deals per variant an experiment may ask for
 MAX_BUDGET = 10**10
@@ -213,39 +229,47 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
         rules = rules.replace(**opts) if opts else rules.validate()
     except RulesError as e:
         c.fail("rules", str(e))
-    if rules.n_sides != 2:
-        c.fail(
-            "preset",
-            f"{rules.name} is a table of {rules.n_sides} solo players; the lab's designs compare two sides "
-            "(the three-player design -- the variant in one seat against two baseline seats, rotated over "
-            "the three seats on the same deck -- is not built yet, README 'CLI usage', two and three players); play it with "
-            f"'tranca-sim simulate --preset {rules.name} --side-a ... --side-b ... --side-c ...'",
-        )
     baseline = c.strategy(c.text(doc, "baseline", "", required=True), None, "baseline")
-    design = c.text(doc, "design", "", default="duplicate")
+    allowed = DESIGNS_BY_SIDES[rules.n_sides]
+    design = c.text(doc, "design", "", default=allowed[0])
     if design not in DESIGNS:
-        c.fail("design", f"must be one of {', '.join(DESIGNS)}, got {design!r}")
+        c.fail("design", f"must be one of {', '.join(allowed)} for {rules.name}, got {design!r}")
+    if design not in allowed:
+        if rules.n_sides == 3:
+            c.fail(
+                "design",
+                f"{rules.name} is a table of three solo players: its design is 'rotation' (the variant in "
+                "one seat against the baseline in the other two, rotated over the three seats on the same "
+                f"decks; the default); {design!r} compares two sides",
+            )
+        c.fail(
+            "design",
+            f"'rotation' is the design of three solo players (tranca-3p); {rules.name} has two sides: "
+            f"use {' or '.join(repr(d) for d in allowed)}",
+        )
     opponent = c.text(doc, "opponent", "")
     if design == "fixed-opponent":
         if opponent is None:
             c.fail("opponent", "missing: the fixed-opponent design needs an opponent strategy")
         opponent = c.strategy(opponent, None, "opponent")
     elif opponent is not None:
-        c.fail("opponent", "only the fixed-opponent design has an opponent (design is duplicate)")
+        c.fail("opponent", f"only the fixed-opponent design has an opponent (design is {design})")
     seed = c.integer(doc, "seed", 1, 0, 2**63 - 1)
-    batch = c.integer(doc, "batch", 2000, 2, MAX_BUDGET)
-    budget = c.integer(doc, "budget", 100_000, 2, MAX_BUDGET)
-    if design == "duplicate":
-        for key, v in (("batch", batch), ("budget", budget)):
-            if v % 2:
-                c.fail(key, f"must be even in the duplicate design (each deck is played twice), got {v}")
+    per = DEALS_PER_UNIT[design]
+    why = _WHY[design]
+    batch = c.integer(doc, "batch", _DEFAULT_BATCH[design], 2, MAX_BUDGET)
+    budget = c.integer(doc, "budget", _DEFAULT_BUDGET[design], 2, MAX_BUDGET)
+    for key, v in (("batch", batch), ("budget", budget)):
+        if v % per:
+            c.fail(key, f"must be {_MULTIPLE[per]} in the {design} design ({why}), got {v}")
     if deals_cap is not None:
-        if deals_cap < 2:
-            raise SpecError(f"--deals must be at least 2, got {deals_cap}")
-        if design == "duplicate" and deals_cap % 2:
+        if deals_cap < max(2, per):
+            raise SpecError(f"--deals must be at least {max(2, per)}, got {deals_cap}")
+        if deals_cap % per:
+            down = deals_cap - deals_cap % per
             raise SpecError(
-                f"--deals must be even in the duplicate design (each deck is played twice, "
-                f"once each way), got {deals_cap}; give {deals_cap - 1} or {deals_cap + 1}"
+                f"--deals must be {_MULTIPLE[per]} in the {design} design ({why}), got {deals_cap}; "
+                f"give {down} or {down + per}"
             )
         budget = min(budget, deals_cap)
     batch = min(batch, budget)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..io import load_run
 from ..rules import Rules
-from .designs import DESIGN_COLUMNS, Paired, duplicate_units, fixed_opponent_units
+from .designs import DEALS_PER_UNIT, DESIGN_COLUMNS, Paired, duplicate_units, fixed_opponent_units
 from .inference import adjust_p, cs_rho2, match_win_prob, sequential_interval, t_test
 
 #: columns of :func:`comparison_table`, in order (the LAB-CONTRACT columns, then extras)
@@ -59,6 +59,10 @@ COMPARISON_COLUMNS = (
     # extras
     "var_ratio_plain",
     "var_ratio_vs_plain",
+    "own_gain",
+    "own_lo",
+    "own_hi",
+    "var_ratio_own",
     "match_win_baseline",
     "corr_swap",
     "interval",
@@ -114,12 +118,27 @@ def _load(path):
     return load_run(path, columns=list(DESIGN_COLUMNS))
 
 
+def _shared_run(exp):
+    """The run every variant shares (fixed-opponent: the baseline against the opponent; rotation:
+    the all-baseline control table), loaded; None in the duplicate design."""
+    design = exp.spec["design"]
+    if design == "duplicate":
+        return None
+    role = "control" if design == "rotation" else "baseline"
+    return _load(_runs_of(exp, "baseline")[role].path)
+
+
 def paired_units(exp, label: str, _base=None) -> Paired:
     """The :class:`~tranca_sim.lab.designs.Paired` differences of the variant ``label``, from its run files."""
     runs = _runs_of(exp, label)
-    if exp.spec["design"] == "duplicate":
+    design = exp.spec["design"]
+    if design == "duplicate":
         return duplicate_units(_load(runs["ab"].path), _load(runs["ba"].path))
-    base = _base if _base is not None else _load(_runs_of(exp, "baseline")["baseline"].path)
+    base = _base if _base is not None else _shared_run(exp)
+    if design == "rotation":
+        from .rotation import rotation_units
+
+        return rotation_units(*(_load(runs[f"s{k}"].path) for k in range(3)), base)
     return fixed_opponent_units(_load(runs["variant"].path), base)
 
 
@@ -158,7 +177,11 @@ def comparison_table(exp, backend: str = "polars", match_seed: int | None = None
         fixed-opponent design), ``match_win_baseline`` (fixed-opponent: the
         baseline's own match-win probability against the opponent, to read beside
         the variant's; NaN in the duplicate design), ``var_ratio_design``, ``var_ratio_plain``,
-        ``var_ratio_vs_plain`` (duplicate: design / plain pairing at equal deals), ``corr_swap`` (see :mod:`tranca_sim.lab.designs`), ``half_width``
+        ``var_ratio_vs_plain`` (duplicate: design / plain pairing at equal deals), ``corr_swap`` (see :mod:`tranca_sim.lab.designs`),
+        ``own_gain`` with ``own_lo``/``own_hi`` and ``var_ratio_own`` (rotation design only, else NaN:
+        the variant's own score minus the baseline's in the same seat at the all-baseline table,
+        points per deal, an interval of the same kind as ``lo``/``hi``;
+        :mod:`tranca_sim.lab.rotation`), ``half_width``
         (of the final look's interval), ``t_lo``/``t_hi`` (fixed-n t interval),
         ``looks``, ``stopped_by`` (``"half-width"`` or ``"budget"``), ``param``
         and ``value`` (sweep points, else null), ``note``.
@@ -174,15 +197,17 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
     spec = exp.spec
     stop = spec["stopping"]
     alpha = stop["alpha"]
-    dup = spec["design"] == "duplicate"
-    rho2 = cs_rho2(stop["tune"] / (2 if dup else 1), alpha)
+    design = spec["design"]
+    dup = design == "duplicate"
+    rot = design == "rotation"
+    rho2 = cs_rho2(stop["tune"] / DEALS_PER_UNIT[design], alpha)
     target = Rules(**spec["rules"]).match_target
-    base = None if dup else _load(_runs_of(exp, "baseline")["baseline"].path)
+    base = _shared_run(exp)
     seed0 = spec["seed"] if match_seed is None else match_seed
     # fixed-opponent: the match column is each strategy against the opponent, so the baseline's own
     # probability (its run, side A against the opponent's side B) is given beside each variant's
     mw_base = math.nan
-    if base is not None:
+    if base is not None and not rot:
         score = np.asarray(base["score"], dtype=np.float64)
         sa, sb = score[0::2, None], score[1::2, None]
         mw_base = match_win_prob(sa, sb, target, level=1 - alpha, seed=seed0 % 2**63)[0]
@@ -196,7 +221,10 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
         else:
             lo, hi, p = tt["lo"], tt["hi"], tt["p_value"]
             half = (hi - lo) / 2 if math.isfinite(hi - lo) else math.nan
-        mp = match_win_prob(pu.match_a, pu.match_b, target, level=1 - alpha, seed=(seed0 + i) % 2**63)
+        mp = match_win_prob(
+            pu.match_a, pu.match_b, target, level=1 - alpha, seed=(seed0 + i) % 2**63, c_units=pu.match_c
+        )
+        own = _own_interval(pu, v, stop, rho2, alpha)
         rows.append(
             {
                 "variant": v["label"],
@@ -219,12 +247,22 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
                 "match_win_lo": mp[1],
                 "match_win_hi": mp[2],
                 "match_method": f"resampled deals (target {target}; "
-                + ("variant vs baseline" if dup else f"variant vs opponent {spec['opponent']}")
+                + (
+                    "variant vs baseline"
+                    if dup
+                    else "variant vs two baseline players, fair share 1/3"
+                    if rot
+                    else f"variant vs opponent {spec['opponent']}"
+                )
                 + ")",
                 "var_ratio_design": pu.var_ratio_design,
                 "var_ratio_plain": pu.var_ratio_plain,
                 "var_ratio_vs_plain": _div(pu.var_ratio_design, pu.var_ratio_plain) if dup else math.nan,
                 "match_win_baseline": mw_base,
+                "own_gain": own[0],
+                "own_lo": own[1],
+                "own_hi": own[2],
+                "var_ratio_own": pu.var_ratio_own,
                 "corr_swap": pu.corr_swap,
                 "interval": _interval_name(spec),
                 "half_width": half,
@@ -241,6 +279,20 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
     for r, a, b, s in zip(rows, holm, bh, sig):
         r["p_holm"], r["p_bh"], r["holm_significant"] = float(a), float(b), bool(s)
     return rows
+
+
+def _own_interval(pu: Paired, v: dict, stop: dict, rho2: float, alpha: float) -> tuple[float, float, float]:
+    """The rotation design's own-score gain (:mod:`tranca_sim.lab.rotation`): mean and interval of
+    the same kind as the effect's (the confidence sequence over the same looks after sequential
+    stopping, else the t interval); NaNs in the other designs."""
+    if pu.own_units is None:
+        return (math.nan, math.nan, math.nan)
+    g = pu.own_units
+    if stop.get("sequential"):
+        si = sequential_interval(g, v.get("looks") or [len(g)], rho2, alpha)
+        return (float(np.mean(g)) if len(g) else math.nan, si["lo"], si["hi"])
+    tt = t_test(g, 1 - alpha)
+    return (tt["mean"], tt["lo"], tt["hi"])
 
 
 def sweep_table(exp, backend: str = "polars"):
@@ -283,12 +335,15 @@ def deal_table(exp, backend: str = "polars", columns: list[str] | None = None):
         df = load_run(r.path, columns=cols)
         if "strategy" in df.columns:
             df = df.drop("strategy")
-        var_side = {"ab": 0, "ba": 1, "variant": 0}.get(r.role, -1)
+        var_side = {"ab": 0, "ba": 1, "variant": 0, "s0": 0, "s1": 1, "s2": 2}.get(r.role, -1)
+        strategy = pl.when(pl.col("side") == 0).then(pl.lit(r.side_a))
+        if r.side_c is not None:
+            strategy = strategy.when(pl.col("side") == 2).then(pl.lit(r.side_c))
         df = df.with_columns(
             run_label=pl.lit(r.label),
             run=pl.lit(r.path.stem),
             role=pl.lit(r.role),
-            strategy=pl.when(pl.col("side") == 0).then(pl.lit(r.side_a)).otherwise(pl.lit(r.side_b)),
+            strategy=strategy.otherwise(pl.lit(r.side_b)),
             is_variant=pl.col("side").cast(pl.Int64) == var_side,
         )
         parts.append(df)
@@ -307,7 +362,10 @@ def largest_differences(exp, label: str, k: int = 5, backend: str = "polars"):
     DataFrame
         ``k`` rows, largest ``|difference|`` first: ``deal_index``, ``difference``
         (the unit's estimate, points per deal), ``diff_ab`` and ``diff_ba`` (the
-        deck's two differences, duplicate design), and the run paths.
+        deck's two differences, duplicate design), ``margin_s0``, ``margin_s1``,
+        ``margin_s2`` and ``own_gain`` (rotation design: the variant's margin over the
+        two baseline players with the variant in seat 0, 1, 2, and the deck's own-score
+        gain), and the run paths.
 
     Raises
     ------
@@ -323,9 +381,16 @@ def largest_differences(exp, label: str, k: int = 5, backend: str = "polars"):
     runs = _runs_of(exp, label)
     pu = paired_units(exp, label)
     order = np.argsort(-np.abs(pu.units), kind="stable")[:k]
-    idx = _load(next(iter(runs.values())).path)["deal_index"].to_numpy()[0::2]
+    idx = np.unique(_load(next(iter(runs.values())).path)["deal_index"].to_numpy())
     cols = {"deal_index": idx[order], "difference": pu.units[order]}
-    if pu.unit == "deck":
+    if pu.match_c is not None:  # rotation
+        m = pu.match_a - (pu.match_b + pu.match_c) / 2
+        cols.update({f"margin_s{k}": m[order, k] for k in range(3)})
+        if pu.own_units is not None:
+            cols["own_gain"] = pu.own_units[order]
+        cols.update({f"run_s{k}": [str(runs[f"s{k}"].path)] * len(order) for k in range(3)})
+        cols["run_control"] = [str(_runs_of(exp, "baseline")["control"].path)] * len(order)
+    elif pu.unit == "deck":
         d_ab = pu.match_a[:, 0] - pu.match_b[:, 0]
         d_ba = pu.match_a[:, 1] - pu.match_b[:, 1]
         cols.update(diff_ab=d_ab[order], diff_ba=d_ba[order])
@@ -369,22 +434,34 @@ def format_table(df, spec: dict) -> str:
 
     The ``match win`` column is the variant against the baseline in the duplicate design; in
     the fixed-opponent design both play only the opponent, so the column is headed ``match win
-    vs <opponent>`` and reads ``variant% vs baseline%``."""
-    fixed = spec["design"] != "duplicate"
+    vs <opponent>`` and reads ``variant% vs baseline%``.  In the rotation design (three
+    players) it is the variant's share of three-player matches (fair share 33.3%), and the
+    last column is the own-score gain with its interval instead of the plain-pairing ratio."""
+    design = spec["design"]
+    fixed = design == "fixed-opponent"
+    rot = design == "rotation"
+    if fixed:
+        match_head = f"match win vs {short_strategy(spec['opponent'])}: variant vs baseline"
+    else:
+        match_head = "match win of 3 (fair 33.3%)" if rot else "match win"
     rows = [
         (
             "variant",
             "deals",
-            "mean [interval] pts/deal",
+            "margin [interval] pts/deal" if rot else "mean [interval] pts/deal",
             "p Holm",
-            "win diff",
-            f"match win vs {short_strategy(spec['opponent'])}: variant vs baseline" if fixed else "match win",
+            "first-place diff" if rot else "win diff",
+            match_head,
             "var/unpaired",
-            "var/plain",
+            "own gain [interval]" if rot else "var/plain",
         )
     ]
     for r in df.iter_rows(named=True):
         sig = "*" if r["holm_significant"] else " "
+        if rot:
+            last = _mean_ci(r["own_gain"], r["own_lo"], r["own_hi"])
+        else:
+            last = f"{r['var_ratio_vs_plain']:.2f}" if math.isfinite(r["var_ratio_vs_plain"]) else "n/a"
         rows.append(
             (
                 r["variant"],
@@ -394,7 +471,7 @@ def format_table(df, spec: dict) -> str:
                 f"{100 * r['win_share_diff']:+.1f}%" if math.isfinite(r["win_share_diff"]) else "n/a",
                 _match_cell(r, fixed),
                 f"{r['var_ratio_design']:.2f}" if math.isfinite(r["var_ratio_design"]) else "n/a",
-                f"{r['var_ratio_vs_plain']:.2f}" if math.isfinite(r["var_ratio_vs_plain"]) else "n/a",
+                last,
             )
         )
     widths = [max(len(x[i]) for x in rows) for i in range(len(rows[0]))]
@@ -402,12 +479,21 @@ def format_table(df, spec: dict) -> str:
         "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
         for r in rows
     ]
-    unit = "deck (both deals, sides swapped)" if spec["design"] == "duplicate" else "deal"
+    unit = {
+        "duplicate": "deck (both deals, sides swapped)",
+        "rotation": "deck (three deals, the variant once in each seat against two baseline seats)",
+    }.get(design, "deal")
+    tail = (
+        "margin: the variant's score minus the mean of the two baseline players' at its table; own gain: "
+        "its score minus the baseline's in the same seat at the all-baseline table; var/unpaired: "
+        "variance of the design's estimate over that of unpaired deals at equal deals"
+        if rot
+        else "var/unpaired, var/plain: variance of the design's estimate over that of unpaired deals and "
+        "(duplicate) of plain pairing at equal deals"
+    )
     lines.append(
-        f"design {spec['design']}, unit {unit}; baseline {short_strategy(spec['baseline'])}; "
-        f"interval: {_interval_name(spec)}; "
-        "* = Holm-adjusted p <= alpha; var/unpaired, var/plain: variance of the design's estimate over "
-        "that of unpaired deals and (duplicate) of plain pairing at equal deals"
+        f"design {design}, unit {unit}; baseline {short_strategy(spec['baseline'])}; "
+        f"interval: {_interval_name(spec)}; * = Holm-adjusted p <= alpha; {tail}"
     )
     return "\n".join(lines)
 
