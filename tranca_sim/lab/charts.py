@@ -459,6 +459,8 @@ def end_reason_plot(ends: pl.DataFrame, info: ChartInfo) -> Figure:
     pos = np.arange(n)[::-1]
     left = np.zeros(n)
     for key, name in END_LABELS.items():
+        if key == "other_went_out" and info.seats == 3:
+            name = "another player went out"
         share = np.array(
             [
                 float(ends.filter((pl.col("label") == lab) & (pl.col("end") == key))["share"].sum())
