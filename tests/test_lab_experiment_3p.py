@@ -134,6 +134,9 @@ def test_deal_table_labels_and_largest_differences(three):
     assert {"margin_s0", "margin_s1", "margin_s2", "own_gain", "run_s0", "run_control"} <= set(big.columns)
     m = big.select("margin_s0", "margin_s1", "margin_s2").to_numpy().mean(axis=1)
     np.testing.assert_allclose(m, big["difference"].to_numpy())
+    # the control table's seat margins sum to 0, so the seats' changes average to the difference too
+    ch = big.select("change_s0", "change_s1", "change_s2").to_numpy().mean(axis=1)
+    np.testing.assert_allclose(ch, big["difference"].to_numpy(), atol=1e-9)
 
 
 def test_report_states_the_three_player_design(three):

@@ -365,7 +365,9 @@ def largest_differences(exp, label: str, k: int = 5, backend: str = "polars"):
         deck's two differences, duplicate design), ``margin_s0``, ``margin_s1``,
         ``margin_s2`` and ``own_gain`` (rotation design: the variant's margin over the
         two baseline players with the variant in seat 0, 1, 2, and the deck's own-score
-        gain), and the run paths.
+        gain), ``change_s0``, ``change_s1``, ``change_s2`` (rotation: each margin minus the
+        baseline's margin in that seat at the control table, whose mean is ``difference``:
+        the seat whose deal to replay), and the run paths.
 
     Raises
     ------
@@ -388,6 +390,12 @@ def largest_differences(exp, label: str, k: int = 5, backend: str = "polars"):
         cols.update({f"margin_s{k}": m[order, k] for k in range(3)})
         if pu.own_units is not None:
             cols["own_gain"] = pu.own_units[order]
+            # the change of the margin in each seat against the control table (whose seat margins sum
+            # to 0): the rotation whose deal to replay
+            c = _shared_run(exp)
+            cs = np.asarray(c["score"], dtype=np.float64).reshape(-1, 3)[: len(pu.units)]
+            cm = np.column_stack([cs[:, k] - (cs[:, (k + 1) % 3] + cs[:, (k + 2) % 3]) / 2 for k in range(3)])
+            cols.update({f"change_s{k}": (m[:, k] - cm[:, k])[order] for k in range(3)})
         cols.update({f"run_s{k}": [str(runs[f"s{k}"].path)] * len(order) for k in range(3)})
         cols["run_control"] = [str(_runs_of(exp, "baseline")["control"].path)] * len(order)
     elif pu.unit == "deck":
