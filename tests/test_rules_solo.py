@@ -374,23 +374,23 @@ def test_three_player_run_summarize_check_replay(tmp_path, capsys):
     assert status == 2 and "--side-c" in err and "tranca-3p" in err and "Traceback" not in err
 
 
-def test_lab_refuses_three_players_with_a_reason(tmp_path):
-    """The lab's designs compare two sides: an experiment on tranca-3p is refused, naming the
-    design it would need; tranca-2p (two sides) is accepted."""
+def test_lab_designs_by_table_size(tmp_path):
+    """An experiment on tranca-3p takes the three-player design (rotation) by default and refuses
+    the two-sided duplicate design with a reason; tranca-2p (two sides) takes duplicate."""
     from tranca_sim.lab.spec import SpecError, load_spec
 
     text = (
-        'name = "x"\ntitle = "t"\nquestion = "q"\npreset = "{}"\nbaseline = "basic"\n'
+        'name = "x"\ntitle = "t"\nquestion = "q"\npreset = "{}"\nbaseline = "basic"\n{}'
         '[[variants]]\nstrategy = "basic:go_out=0"\n'
     )
-    for preset, ok in (("tranca-3p", False), ("tranca-2p", True)):
-        f = tmp_path / f"{preset}.toml"
-        f.write_text(text.format(preset))
-        if ok:
-            assert load_spec(f)["rules"]["n_seats"] == 2
-        else:
-            with pytest.raises(SpecError, match="three solo players|3 solo players"):
-                load_spec(f)
+    f = tmp_path / "x.toml"
+    f.write_text(text.format("tranca-2p", ""))
+    assert load_spec(f)["rules"]["n_seats"] == 2 and load_spec(f)["design"] == "duplicate"
+    f.write_text(text.format("tranca-3p", ""))
+    assert load_spec(f)["design"] == "rotation"
+    f.write_text(text.format("tranca-3p", 'design = "duplicate"\n'))
+    with pytest.raises(SpecError, match="three solo players: its design is 'rotation'"):
+        load_spec(f)
 
 
 def test_referee_checks_every_player_of_a_three_player_log(p3):
