@@ -227,3 +227,16 @@ def test_summarize_refuses_rows_that_cannot_be_paired(files, tmp_path, capsys, k
         "rows that cannot be paired (side A 30, side B 0 rows" if keep == "side A only" else "holds no deal"
     )
     assert expected in err
+
+
+@pytest.mark.parametrize("content", [b"PAR1\x00\x15\x04garbage", b'{"x": 1}\n'])
+def test_check_of_a_file_that_is_no_deal_log_is_an_input_error(tmp_path, capsys, content):
+    """A fresh user's find: `check` on garbage named *.log.jsonl said 'DISAGREE ... 0 of 2 deals
+    agreed with the referee' (exit 1), blaming the engine for a bad input file."""
+    bad = tmp_path / "bad.log.jsonl"
+    bad.write_bytes(content)
+    status, out, err = call(["check", str(bad)], capsys)
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == 1, err
+    assert lines[0].startswith(f"tranca-sim: error: {str(bad)!r} is not a deal log file")
+    assert "agreed with the referee" not in out

@@ -156,7 +156,7 @@ def test_forest_plot_says_when_the_holm_family_is_larger_than_drawn():
     c = L.comparison().head(2).with_columns(holm_significant=pl.Series([True, False]))
     for family, said in (
         (2, "over 2 comparisons"),
-        (11, "over the experiment's 11 comparisons, 2 drawn here"),
+        (11, "over the experiment's 11 comparisons (2 drawn)"),
     ):
         fig = charts.forest_plot(c, charts.ChartInfo("footnote"), family=family)
         ax = fig.axes[0]

@@ -362,6 +362,8 @@ def _cmd_check(a) -> None:
             verdicts = list(referee.check_file(a.path))
         except OSError as e:
             _fail(f"cannot read {str(a.path)!r}: {os.strerror(e.errno) if e.errno else e}")
+        if verdicts and all(v.code == "format" for v in verdicts):  # no line is a deal log at all
+            _fail(f"{str(a.path)!r} is not a deal log file (docs/log-format.md): {verdicts[0]}")
         source = a.path
         limited = log_turn_limits(a.path)
         where = "of the log file"

@@ -97,8 +97,8 @@ def _figure(height: float, info: ChartInfo, legend_in: float = 0.0) -> Figure:
     return fig
 
 
-def _title(ax, title: str, subtitle: str = "") -> None:
-    lines = textwrap.wrap(subtitle, 120)
+def _title(ax, title: str, subtitle: str = "", width: int = 120) -> None:
+    lines = textwrap.wrap(subtitle, width)
     ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=11, loc="left", pad=6 + 10 * len(lines))
     if lines:
         ax.text(0, 1.01, "\n".join(lines), transform=ax.transAxes, fontsize=8, color="#444444", va="bottom")
@@ -219,8 +219,9 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     )  # fmt: skip
     fam = n if family is None else family
     # the correction ran over the whole family; the chart may draw fewer (the tips, not the sweep)
-    over = f"{fam} comparisons" if fam == n else f"the experiment's {fam} comparisons, {n} drawn here"
-    _title(ax, title, f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {over}")
+    over = f"{fam} comparisons" if fam == n else f"the experiment's {fam} comparisons ({n} drawn)"
+    # wrapped short of the axes' right end, where the "mean [95% interval]" header stands
+    _title(ax, title, f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {over}", 90)
     return fig
 
 
