@@ -126,7 +126,7 @@ def parse_rule_args(items) -> dict:
 
 #: How long a first compile takes, as the messages say it: 44 s of CPU time (benchmarks/README.md,
 #: bench_user_compile), 100-160 s of wall time on a 2-core machine busy with other jobs
-COMPILE_TIME = "about a minute on an idle machine, a few minutes on a busy one"
+COMPILE_TIME = "about three minutes, more on a busy machine"
 
 
 def strategy_meta(side: str, spec) -> dict:
