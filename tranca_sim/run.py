@@ -124,8 +124,9 @@ def parse_rule_args(items) -> dict:
     return out
 
 
-#: How long a first compile takes, as the messages say it: 44 s of CPU time (benchmarks/README.md,
-#: bench_user_compile), 100-160 s of wall time on a 2-core machine busy with other jobs
+#: How long a first compile takes, as the messages say it: about 175 s of CPU time since the
+#: search player and the runs presets (benchmarks/README.md, compile_profile.py), 178 s of wall
+#: time in a fresh clone at load 2.7
 COMPILE_TIME = "about three minutes, more on a busy machine"
 
 
