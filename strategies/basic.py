@@ -781,6 +781,24 @@ def choose_meld(prm, obs, acts, n, rng):
     return best
 
 
+@njit(cache=True, inline="always")
+def _neighbours_keep(obs, s, r):
+    """The run value of rank ``r`` (1-13) of suit ``s`` from its suit neighbours in the hand:
+    +15 for each next to it, +8 for each one further (the ace next to the king: Q-K-A)."""
+    keep = 0
+    for d in (-2, -1, 1, 2):
+        q = r + d
+        if q == 0:
+            q = 13  # the ace next to the king (Q-K-A)
+        elif q == 14 or q == 15:
+            q -= 13
+        if q < 1 or q > 13 or q == r:
+            continue
+        if obs.hand[s * 13 + q - 1] > 0:
+            keep += 15 if d == -1 or d == 1 else 8
+    return keep
+
+
 @njit(cache=True, _nrt=False)
 def _run_keep(obs, side, k):
     """Where runs are melded: how much a natural ``k`` is worth keeping for runs.  Its suit
@@ -800,17 +818,7 @@ def _run_keep(obs, side, k):
                 keep += 50
             elif not several and (lo <= r <= hi if r != 1 else (lo == 1 and hi == 14)):
                 return -40 if obs.rp[R_MELD_SETS] == 0 else 0
-    for d in (-2, -1, 1, 2):
-        q = r + d
-        if q == 0:
-            q = 13  # the ace next to the king (Q-K-A)
-        elif q == 14 or q == 15:
-            q -= 13
-        if q < 1 or q > 13 or q == r:
-            continue
-        if obs.hand[s * 13 + q - 1] > 0:
-            keep += 15 if d == -1 or d == 1 else 8
-    return keep
+    return keep + _neighbours_keep(obs, s, r)
 
 
 @njit(cache=True, _nrt=False)
@@ -881,17 +889,7 @@ def _run_keep_t(obs, ext, cover, k):
     if obs.rp[R_SEVERAL_RUNS] == 0 and (cover[s] >> r) & 1:
         return -40 if obs.rp[R_MELD_SETS] == 0 else 0
     keep = 50 * ((ext[s] >> (4 * r)) & 15)
-    for d in (-2, -1, 1, 2):
-        q = r + d
-        if q == 0:
-            q = 13  # the ace next to the king (Q-K-A)
-        elif q == 14 or q == 15:
-            q -= 13
-        if q < 1 or q > 13 or q == r:
-            continue
-        if obs.hand[s * 13 + q - 1] > 0:
-            keep += 15 if d == -1 or d == 1 else 8
-    return keep
+    return keep + _neighbours_keep(obs, s, r)
 
 
 @njit(cache=True, _nrt=False)
