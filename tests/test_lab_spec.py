@@ -86,7 +86,15 @@ grid = [1, 3, 6]
 
 
 BAD = [
-    ("title = 'x'", "question: missing"),
+    # every missing required field in one message (it named them one at a time, one per try)
+    ("title = 'x'", "3 required fields missing: question (a text); baseline (a strategy"),
+    (
+        "[[variants]]\nlabel = 'x'\n[sweep]\nparam = 'p'",
+        "6 required fields missing: title (a text); question (a text); baseline (a strategy, "
+        'e.g. "basic"); variants[0].strategy (the variant\'s strategy); sweep.strategy (a strategy); '
+        "sweep.grid (a list of values)",
+    ),
+    ("title = 'x'\nbaseline = 'basic'\n[[variants]]\nstrategy = 'basic'", "question: missing (a text"),
     (
         GOOD.replace('strategy = "basic:go_out=0"', 'strategy = "foo"'),
         "variants[0].strategy: unknown strategy 'foo'",

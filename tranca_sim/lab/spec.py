@@ -156,6 +156,27 @@ class _Checker:
             self.fail(field, str(e))
 
 
+def _missing_fields(doc: dict) -> list[tuple[str, str]]:
+    """Every required field the file leaves out, in file order: ``(field, what it takes)``; so one
+    message names them all (fields of the wrong type are left to the checks that follow)."""
+    out = [(k, "a text") for k in ("title", "question") if k not in doc]
+    if "baseline" not in doc:
+        out.append(("baseline", 'a strategy, e.g. "basic"'))
+    if doc.get("design") == "fixed-opponent" and "opponent" not in doc:
+        out.append(("opponent", "the fixed-opponent design's opponent strategy"))
+    variants = doc.get("variants", [])
+    for i, v in enumerate(variants if isinstance(variants, list) else []):
+        if isinstance(v, dict) and "strategy" not in v:
+            out.append((f"variants[{i}].strategy", "the variant's strategy"))
+    sweep = doc.get("sweep")
+    if isinstance(sweep, dict):
+        out += [(f"sweep.{k}", what) for k, what in (("strategy", "a strategy"), ("param", "a parameter name"),
+                                                      ("grid", "a list of values")) if k not in sweep]  # fmt: skip
+    if variants == [] and sweep is None:
+        out.append(("variants", "[[variants]] or a [sweep]: a variant to compare"))
+    return out
+
+
 def _fmt(v: float) -> str:
     return f"{v:g}"
 
@@ -210,6 +231,9 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
     except tomllib.TOMLDecodeError as e:
         c.fail("", f"not valid TOML ({e})")
     c.keys(doc, _TOP, "")
+    missing = _missing_fields(doc)
+    if len(missing) > 1:
+        c.fail("", f"{len(missing)} required fields missing: " + "; ".join(f"{k} ({w})" for k, w in missing))
     name = c.text(doc, "name", "", default=Path(path).stem)
     if not all(ch.isalnum() or ch in "-_." for ch in name):
         c.fail("name", f"use letters, digits, '-', '_' and '.' only, got {name!r}")
