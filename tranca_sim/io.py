@@ -163,6 +163,70 @@ def remove_stale_temporaries(directory) -> list[Path]:
     return removed
 
 
+#: a hidden output directory in the making (``.NAME.tmp-<pid>-<hex>``) or the previous output moved
+#: aside while the new one is renamed into place (``.NAME.old-<pid>-<hex>``)
+_TEMP_DIR_RE = re.compile(r"^\..+\.(?:tmp|old)-(\d+)-[0-9a-f]{8}$")
+
+
+def temp_dir_path(out, kind: str = "tmp") -> Path:
+    """The hidden name ``.NAME.<kind>-<pid>-<hex>`` next to the output directory ``out`` under which
+    an experiment, tune or ladder writes its output before renaming it to ``out`` (``kind``
+    ``"old"``: the previous output, moved aside while the new one is renamed into place).
+
+    Leftovers of killed runs in ``out``'s parent are removed first
+    (:func:`remove_stale_temp_dirs`).  Nothing is created.
+    """
+    out = Path(out)
+    remove_stale_temp_dirs(out.parent)
+    return out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _newest_mtime(d: Path) -> float:
+    """The latest modification time of directory ``d`` and of everything under it."""
+    newest = d.lstat().st_mtime
+    for root, dirs, files in os.walk(d):
+        for name in dirs + files:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+    return newest
+
+
+def remove_stale_temp_dirs(directory) -> list[Path]:
+    """Remove the hidden output directories ``.NAME.tmp-<pid>-<hex>`` (and ``.NAME.old-<pid>-<hex>``)
+    that a killed ``experiment``, ``tune`` or ``ladder`` (SIGKILL, power loss) left in
+    ``directory``: the same rule as :func:`remove_stale_temporaries` for files.
+
+    A directory is removed only when its name is exactly one of these, it is a real directory (not
+    a link), its process ``pid`` is not running on this machine, and nothing in it has been
+    modified for :data:`STALE_TEMP_SECONDS` (guards a live run on another host of a shared file
+    system).  Errors (a directory vanishing meanwhile, no permission) are ignored.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The directories removed.
+    """
+    import shutil
+
+    d = Path(directory) if str(directory) else Path(".")
+    removed: list[Path] = []
+    try:
+        names = [x for x in d.iterdir() if x.name.startswith(".") and _TEMP_DIR_RE.match(x.name)]
+    except OSError:
+        return removed
+    now = time.time()
+    for x in names:
+        pid = int(_TEMP_DIR_RE.match(x.name).group(1))
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        with contextlib.suppress(OSError):
+            if not stat.S_ISDIR(x.lstat().st_mode) or now - _newest_mtime(x) < STALE_TEMP_SECONDS:
+                continue
+            shutil.rmtree(x)
+            removed.append(x)
+    return removed
+
+
 def _reason(e: OSError) -> str:
     """The system's one-line reason of an ``OSError`` (``"No space left on device"``)."""
     if e.errno:

@@ -210,7 +210,7 @@ def check_out_dir(out: Path, force: bool) -> None:
 def _swap_into_place(tmp: Path, out: Path) -> None:
     old = None
     if out.exists():
-        old = out.parent / f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
+        old = _io.temp_dir_path(out, "old")
         os.replace(out, old)
     try:
         os.replace(tmp, out)
@@ -360,7 +360,7 @@ def run_experiment(
                 bar.update(n)
         return got
 
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = _io.temp_dir_path(out)
     writers: dict[str, _RunWriter] = {}
     base_cols: list[dict] = []
     base_deals = 0

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import secrets
 import shutil
 import time
 from dataclasses import dataclass
@@ -197,7 +195,7 @@ def run_ladder(
         "rule_options": {},
         "seed": seed,
     }
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = _io.temp_dir_path(out)
     total = 2 * sum(n for _, _, n in plan)
     bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="ladder")
     before = numba.get_num_threads()

@@ -47,7 +47,6 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import os
-import secrets
 import shutil
 import sys
 import time
@@ -470,7 +469,7 @@ def run_tune(cfg: TuneConfig) -> dict:
         "command": cfg.command,
         "config": cfg,
     }
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = _io.temp_dir_path(out)
     try:
         with _io.writing(out):
             out.parent.mkdir(parents=True, exist_ok=True)
