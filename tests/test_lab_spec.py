@@ -90,9 +90,11 @@ BAD = [
     ("title = 'x'", "3 required fields missing: question (a text); baseline (a strategy"),
     (
         "[[variants]]\nlabel = 'x'\n[sweep]\nparam = 'p'",
-        "6 required fields missing: title (a text); question (a text); baseline (a strategy, "
-        'e.g. "basic"); variants[0].strategy (the variant\'s strategy); sweep.strategy (a strategy); '
-        "sweep.grid (a list of values)",
+        (
+            "6 required fields missing: title (a text); question (a text); baseline (a strategy, "
+            'e.g. "basic"); variants[0].strategy (the variant\'s strategy); sweep.strategy (a strategy); '
+            "sweep.grid (a list of values)"
+        ),
     ),
     ("title = 'x'\nbaseline = 'basic'\n[[variants]]\nstrategy = 'basic'", "question: missing (a text"),
     (
