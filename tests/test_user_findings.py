@@ -3,6 +3,7 @@ worker processes), and the messages and charts they read."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -124,3 +125,49 @@ def test_stale_temp_dirs_rule(tmp_path):
     assert sorted(x.name for x in removed) == sorted(names[:2])
     assert sorted(x.name for x in tmp_path.iterdir()) == sorted([*names[2:], link.name, "elsewhere"])
 
+
+def _children(pid: int) -> set[int]:
+    """The child processes of ``pid`` (Linux /proc)."""
+    out = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            out |= {int(x) for x in (task / "children").read_text().split()}
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")  # a zombie has ended (its new parent may not reap it at once)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+def test_workers_end_when_a_process_run_is_killed(tmp_path):
+    """SIGKILL of `tranca-sim simulate --processes 2` (no handler runs): its loky workers end within
+    seconds (they kept playing, then idled for loky's 300 s timeout)."""
+    out = tmp_path / "run"
+    p = _cli("simulate", "--deals", 4000, "--chunk-size", 500, "--processes", 2, "--no-progress",
+             "--out", f"{out}/", env={"TRANCA_SIM_TEST_CHUNK_SLEEP": "2"})  # fmt: skip
+    workers: set[int] = set()
+
+    def busy():  # two workers started, the first chunks on their way
+        workers.update(c for c in _children(p.pid) if "popen_loky" in Path(f"/proc/{c}/cmdline").read_text())
+        return len(workers) >= 2 and any(out.glob("chunk-*"))
+
+    try:
+        _wait(busy, p, what="two workers")
+        p.send_signal(signal.SIGKILL)
+        p.wait()  # not communicate(): a surviving worker holds the pipes open
+        p.stdout.close()
+        p.stderr.close()
+        t0 = time.time()
+        while time.time() - t0 < 10 and any(_running(w) for w in workers):
+            time.sleep(0.1)
+        assert not any(_running(w) for w in workers), f"workers still running {time.time() - t0:.0f} s later"
+    finally:
+        for w in workers:
+            with contextlib.suppress(OSError):
+                os.kill(w, signal.SIGKILL)

@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import os
 import socket
+import threading
 import time
 
 #: environment variables a worker must share with the process that plans the run
@@ -79,6 +80,25 @@ def _load_engine(env: tuple) -> None:
 
     _WORKER.update(env=env, pid=os.getpid(), host=socket.gethostname(), kernel=kernel, chunks=0)
     _WORKER["import_seconds"] = time.perf_counter() - t0
+
+
+#: seconds between a worker's checks that the process that started it is still there
+PARENT_CHECK_SECONDS = 0.2
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Worker initializer of the local processes (``--processes N``): a daemon thread ends this
+    worker (``os._exit``) within :data:`PARENT_CHECK_SECONDS` of its parent ``parent_pid`` going
+    away, a SIGKILL included (no handler of the parent runs then, and loky's own idle timeout would
+    keep the worker alive for minutes; the kernel releases the GIL, so the check runs during a
+    chunk too)."""
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tranca-parent-watch", daemon=True).start()
 
 
 def _version() -> str:
@@ -210,15 +230,22 @@ class _InProcess:
 
 
 class _Processes:
-    """joblib's loky processes; the executor (and its warm workers) is reused between calls."""
+    """joblib's loky processes; the executor (and its warm workers) is reused between calls.  Each
+    worker ends when this process does, however it ends (:func:`die_with_parent`)."""
 
     def __init__(self, n: int):
         self.workers = n
 
+    def _backend(self):
+        from joblib.parallel import LokyBackend
+
+        # the same initializer arguments every call: joblib reuses the executor and its workers
+        return LokyBackend(initializer=die_with_parent, initargs=(os.getpid(),))
+
     def warm(self, task):
         from joblib import Parallel, delayed
 
-        return Parallel(n_jobs=self.workers, backend="loky")(
+        return Parallel(n_jobs=self.workers, backend=self._backend())(
             delayed(warm_worker)(task) for _ in range(self.workers)
         )
 
@@ -227,7 +254,7 @@ class _Processes:
 
         par = Parallel(
             n_jobs=self.workers,
-            backend="loky",
+            backend=self._backend(),
             return_as="generator" if ordered else "generator_unordered",
             pre_dispatch="2*n_jobs",
         )
