@@ -167,6 +167,12 @@ BAD_SIMULATE = [
     (["--out", "a.csv"], ["--out 'a.csv': a run file is written as Parquet", "ends in .parquet"]),
     (["--resume"], ["--resume: --resume finishes a dataset directory", "use --out DIR/ or --dataset"]),
     (["--processes", "500"], ["--processes must be between 1 and", "(the cores of this machine), got 500"]),
+    # the same cap and message as --processes (it was 1024 workers whatever the machine)
+    (
+        ["--cluster", "local:500"],
+        ["--cluster local:N must be between 1 and", "(the cores of this machine), got local:500"],
+    ),
+    (["--cluster", "local:0"], ["--cluster", "at least 1", "local:0"]),
     (["--no-such-flag"], ["--no-such-flag"]),
     (["--deals", "99999999999999999999999"], ["--deals must be at most 1000000000000"]),
     (["--deals", "1000000000001"], ["--deals must be at most 1000000000000"]),

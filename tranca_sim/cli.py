@@ -72,7 +72,7 @@ def _check_simulate_args(a) -> None:
             "player of a three-player table (--preset tranca-3p)"
         )
     _check_threads(a.threads)
-    _check_processes(a.processes)
+    _check_processes(a.processes, a.cluster)
     if not a.out.strip():
         _fail("--out: the output path is empty; give a run file NAME.parquet or a dataset directory DIR/")
     if a.resume and not a.dataset and not wants_dataset(a.out) and a.out.lower().endswith(".parquet"):

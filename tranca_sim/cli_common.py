@@ -135,11 +135,15 @@ def _n_deals(n: int) -> str:
     return f"{n} deal{'s' * (n != 1)}"
 
 
-def _check_processes(processes: int | None) -> None:
-    """``--processes`` against the cores of this machine (more processes than cores only compete)."""
-    if processes is not None:
-        from .run import max_processes
+def _check_processes(processes: int | None, cluster: int | None = None) -> None:
+    """``--processes N`` and ``--cluster local:N`` against the cores of this machine (more worker
+    processes than cores only compete): the same cap, the same message."""
+    from .parallel import max_local_workers
 
-        most = max_processes()
-        if processes > most:
-            _fail(f"--processes must be between 1 and {most} (the cores of this machine), got {processes}")
+    most = max_local_workers()
+    if processes is not None and processes > most:
+        _fail(f"--processes must be between 1 and {most} (the cores of this machine), got {processes}")
+    if cluster is not None and cluster > most:
+        _fail(
+            f"--cluster local:N must be between 1 and {most} (the cores of this machine), got local:{cluster}"
+        )

@@ -21,7 +21,7 @@ def _cmd_experiment(a) -> None:
     from .lab.tables import comparison_table, format_table
 
     _check_threads(a.threads)
-    _check_processes(a.processes)
+    _check_processes(a.processes, a.cluster)
     load_spec(a.path, deals_cap=a.deals)  # the experiment file first, then --out
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)

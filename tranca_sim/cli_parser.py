@@ -77,7 +77,8 @@ def _where_args(p, what: str, extra: str = "") -> None:
         type=_cluster,
         default=None,
         metavar="local[:N]",
-        help=f"run {what} on a Dask LocalCluster of N workers (default 2) started for the run",
+        help=f"run {what} on a Dask LocalCluster of N workers (default 2; at most the cores of this machine) "
+        "started for the run",
     )
     where.add_argument(
         "--scheduler",

@@ -179,15 +179,24 @@ def task_env(local: bool) -> tuple[tuple[str, str], ...]:
     return tuple((k, os.environ[k]) for k in names if k in os.environ)
 
 
+def max_local_workers() -> int:
+    """The most worker processes a run may start on this machine (``--processes N``, ``--cluster
+    local:N``): the cores ``os.cpu_count()`` reports (at least 1).  CPU-bound chunks gain nothing
+    from more processes than cores."""
+    return max(1, os.cpu_count() or 1)
+
+
 def parse_cluster(text: str) -> int:
-    """``local`` or ``local:N`` -> the number of workers (``local``: 2); ``ValueError`` otherwise."""
+    """``local`` or ``local:N`` -> the number of workers (``local``: 2, or the cores when fewer);
+    ``ValueError`` for another text or N < 1.  N above :func:`max_local_workers` is refused where
+    ``--processes`` is (``tranca_sim.run.check_where`` and the CLI), with the same message."""
     name, _, n = str(text).partition(":")
     if name != "local":
         raise ValueError(f"--cluster takes local or local:N (N workers), got {text!r}")
     if not n:
-        return 2
-    if not n.isdigit() or not 1 <= int(n) <= 1024:
-        raise ValueError(f"--cluster local:N takes N from 1 to 1024 workers, got {text!r}")
+        return min(2, max_local_workers())
+    if not n.isdigit() or int(n) < 1:
+        raise ValueError(f"--cluster local:N takes a whole number N of at least 1, got {text!r}")
     return int(n)
 
 

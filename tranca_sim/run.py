@@ -146,9 +146,12 @@ def strategy_meta(side: str, spec) -> dict:
 
 
 def max_processes() -> int:
-    """The most local worker processes a run may start: the cores ``os.cpu_count()`` reports
-    (at least 1).  CPU-bound chunks gain nothing from more processes than cores."""
-    return max(1, os.cpu_count() or 1)
+    """The most local worker processes a run may start (``processes`` or a LocalCluster's
+    ``cluster``): the cores ``os.cpu_count()`` reports (at least 1).  CPU-bound chunks gain nothing
+    from more processes than cores."""
+    from .parallel import max_local_workers
+
+    return max_local_workers()
 
 
 def check_where(processes: int | None, cluster: int | None, scheduler: str | None) -> bool:
@@ -158,13 +161,13 @@ def check_where(processes: int | None, cluster: int | None, scheduler: str | Non
     Raises
     ------
     RunOptionError
-        For ``processes`` outside 1 .. the cores, ``cluster`` outside 1 .. 1024, or more than one
+        For ``processes`` or ``cluster`` outside 1 .. the cores, or more than one
         of them with ``scheduler``.
     """
     if processes is not None:
         _check_int("processes", processes, 1, max_processes())
     if cluster is not None:
-        _check_int("cluster", cluster, 1, 1024)
+        _check_int("cluster", cluster, 1, max_processes())
     if sum(x is not None for x in (processes, cluster, scheduler)) > 1:
         raise RunOptionError(
             "give one of processes, cluster (a LocalCluster) or scheduler (an existing cluster)"
