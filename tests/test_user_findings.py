@@ -126,6 +126,49 @@ def test_stale_temp_dirs_rule(tmp_path):
     assert sorted(x.name for x in tmp_path.iterdir()) == sorted([*names[2:], link.name, "elsewhere"])
 
 
+THREE = """
+title = "Three-player tips"
+question = "Does a tip change the margin at a three-player table?"
+preset = "tranca-3p"
+baseline = "basic"
+seed = 5
+batch = 6
+budget = 12
+[[variants]]
+label = "lock"
+strategy = "basic:black3_lock=1"
+[[variants]]
+label = "partner"
+strategy = "basic:wild_reserve=1"
+"""
+
+
+@pytest.mark.parametrize("stopping", ["", "[stopping]\nhalf_width = 100000\n"], ids=["budget", "early stop"])
+def test_the_experiments_bar_counts_every_deal_played(tmp_path, monkeypatch, stopping):
+    """The bar's total is the deals played, the control table's included (a three-player
+    experiment's bar said 24.0k while 26,000 deals were played), also when variants stop early."""
+    import tqdm.auto
+
+    from tranca_sim.lab.experiment import run_experiment
+
+    bars = []
+
+    class Bar(tqdm.auto.tqdm):
+        def close(self):
+            bars.append((self.total, self.n))
+            super().close()
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    spec = tmp_path / "three.toml"
+    text = textwrap.dedent(THREE).replace("[[variants]]", stopping + "[[variants]]", 1)
+    spec.write_text(text, encoding="utf-8")
+    res = run_experiment(spec, tmp_path / "out", progress=True, report=False)
+    # 2 variants x 12 deals (4 decks, each in seat 0, 1, 2) + the control table's 4 deals; a stop at
+    # the first look: 2 x 6 + 2
+    assert res["deals"] == (28 if not stopping else 14)
+    assert bars[-1] == (res["deals"], res["deals"])
+
+
 def _children(pid: int) -> set[int]:
     """The child processes of ``pid`` (Linux /proc)."""
     out = set()

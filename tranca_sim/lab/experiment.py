@@ -346,7 +346,7 @@ def run_experiment(
     def batches(workplace, jobs):
         """Play ``jobs`` (``(plan, first deal, count)``, at most one per run) on the pool and write
         each to its run file as it arrives; their columns by ``(plan key, first deal)``.  The bar
-        moves as each variant's batch finishes (not the shared baseline's)."""
+        moves as each batch finishes, the shared baseline's or control table's included."""
         tasks = [
             _par.ChunkTask(j, s0, n, rule_dict, texts[p.key], seed, False, worker_threads, version, env)
             for j, (p, s0, n) in enumerate(jobs)
@@ -356,8 +356,7 @@ def run_experiment(
             p, s0, n = jobs[j]
             writers[p.key].write(cols)
             got[p.key, s0] = cols
-            if p.role not in _SHARED:
-                bar.update(n)
+            bar.update(n)
         return got
 
     tmp = _io.temp_dir_path(out)
@@ -366,7 +365,8 @@ def run_experiment(
     base_deals = 0
     from tqdm.auto import tqdm
 
-    total = spec["budget"] * len(variants)
+    # every deal played: the variants' and the shared run's (the fixed opponent's or the control table)
+    total = spec["budget"] * len(variants) + (budget_units if base_plan is not None else 0)
     bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="loading the engine")
     threads_before = numba.get_num_threads()
     if not pooled:
@@ -427,10 +427,11 @@ def run_experiment(
                         v.stopped_by = "half-width"
                 if v.stopped_by is None and v.n_units >= budget_units:
                     v.stopped_by = "budget"
-                if v.stopped_by == "half-width":
-                    bar.total -= spec["budget"] - v.deals
-                    bar.refresh()
             left = [v.half_width for v in variants if v.stopped_by is None]
+            if len(left) < len(active):  # a variant stopped: its deals (and the shared run's) are not played
+                bar.total = played + sum(spec["budget"] - v.deals for v in variants if v.stopped_by is None)
+                bar.total += budget_units - base_deals if base_plan is not None and left else 0
+                bar.refresh()
             if stop["sequential"] and left:
                 bar.set_postfix_str(f"{len(left)} running, widest +-{max(left):.1f} pts/deal", refresh=False)
         seconds = time.perf_counter() - t0
