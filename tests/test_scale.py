@@ -231,6 +231,26 @@ def test_truncated_chunk_is_named_and_resume_redoes_it(reference, tmp_path, caps
     assert_whole(out, d)
 
 
+def test_a_short_chunk_that_is_whole_is_named_by_its_size_and_rows(reference, tmp_path):
+    """A smaller chunk file that is a whole Parquet file is not 'truncated': its bytes and rows are
+    named against the manifest's (a fresh user's find)."""
+    import pyarrow.parquet as pq
+
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    f = out / "chunk-000003.parquet"
+    t = pq.read_table(f)
+    pq.write_table(t.slice(0, 100).replace_schema_metadata(t.schema.metadata), f)
+    entry = ds.read_manifest(out)["chunks"][3]
+    want = (
+        rf"chunk-000003\.parquet: not the file the run wrote: {os.path.getsize(f)} bytes and 100 rows where "
+        rf"the manifest lists {entry['bytes']} bytes and {entry['rows']} rows$"
+    )
+    assert os.path.getsize(f) < entry["bytes"] and entry["rows"] == 1000
+    with pytest.raises(RunFileError, match=want):
+        load_run(out)
+
+
 def test_chunk_of_another_schema_is_named(reference, tmp_path):
     import pyarrow.parquet as pq
 

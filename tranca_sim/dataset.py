@@ -360,10 +360,8 @@ def _chunk_problem(root: Path, entry: Mapping, chunk_meta: Mapping | None) -> st
         return "the chunk file is missing"
     except OSError as e:
         return f"cannot read it ({_io._reason(e)})"
-    if found < size:
-        return f"truncated ({found} bytes, the manifest says {size})"
     if found != size or _sha256(f) != digest:
-        return _schema_problem(f) or "its content differs from the manifest (sha256)"
+        return _differs(f, found, size, entry.get("rows"))
     if chunk_meta is not None:
         try:
             pf = pq.ParquetFile(f)
@@ -383,6 +381,29 @@ def _chunk_problem(root: Path, entry: Mapping, chunk_meta: Mapping | None) -> st
         ):
             return "its deal range differs from the manifest"
     return None
+
+
+def _differs(f: Path, found: int, size: int, rows) -> str:
+    """What a chunk file of another size or sha256 than its manifest entry is: cut short (fewer
+    bytes, no Parquet footer), not of the run-file schema, or another file (its bytes and rows
+    against the manifest's ``size`` and ``rows``)."""
+    try:
+        n = pq.ParquetFile(f).metadata.num_rows
+    except (pa.ArrowException, OSError):
+        n = None
+    if n is None:
+        if found < size:
+            return f"truncated: {found} of the {size} bytes the manifest lists, and no Parquet footer"
+        return f"{found} bytes where the manifest lists {size}, and not a readable Parquet file"
+    problem = _schema_problem(f)
+    if problem:
+        return problem
+    if found == size and n == rows:
+        return f"its content differs from the manifest (sha256; the same {size} bytes and {n} rows)"
+    return (
+        f"not the file the run wrote: {found} bytes and {n} rows where the manifest lists {size} bytes "
+        f"and {rows} rows"
+    )
 
 
 def _schema_problem(f: Path) -> str | None:
