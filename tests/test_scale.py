@@ -251,6 +251,18 @@ def test_a_short_chunk_that_is_whole_is_named_by_its_size_and_rows(reference, tm
         load_run(out)
 
 
+@pytest.mark.parametrize("text", ["{not json", '{"format": "something else"}'])
+def test_a_corrupt_manifest_says_how_to_start_over(reference, tmp_path, capsys, text):
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    (out / ds.MANIFEST).write_text(text)
+    status, _, err = call(sim_args(out, "--resume"), capsys)
+    assert status == 2 and "manifest.json" in err and "--force (instead of --resume)" in err, err
+    status, _, err = call(sim_args(out, "--force"), capsys)  # what the message says: it starts over
+    assert status == 0, err
+    assert_whole(out, d)
+
+
 def test_chunk_of_another_schema_is_named(reference, tmp_path):
     import pyarrow.parquet as pq
 

@@ -310,6 +310,13 @@ def _short(value) -> str:
 # ---------------------------------------------------------------------------
 # reading
 # ---------------------------------------------------------------------------
+#: said after a manifest that cannot be read: how to start the run over
+START_OVER = (
+    "the run cannot be read or resumed without it; to start over, give 'tranca-sim simulate' the same "
+    "--out with --force (instead of --resume): it replaces the manifest and the chunk files"
+)
+
+
 def read_manifest(path) -> dict:
     """The manifest of dataset directory ``path`` (``format``, ``meta``, ``chunks``).
 
@@ -332,7 +339,7 @@ def read_manifest(path) -> dict:
     try:
         doc = json.loads(text)
     except ValueError:
-        raise _io.RunFileError(f"{str(m)!r} is corrupt (not JSON)") from None
+        raise _io.RunFileError(f"{str(m)!r} is corrupt (not JSON); {START_OVER}") from None
     ok = (
         isinstance(doc, dict)
         and doc.get("format") == FORMAT
@@ -341,7 +348,7 @@ def read_manifest(path) -> dict:
         and all(isinstance(c, dict) for c in doc["chunks"])
     )
     if not ok:
-        raise _io.RunFileError(f"{str(m)!r} is not a tranca-sim dataset manifest ({FORMAT})")
+        raise _io.RunFileError(f"{str(m)!r} is not a tranca-sim dataset manifest ({FORMAT}); {START_OVER}")
     return doc
 
 
