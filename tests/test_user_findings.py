@@ -214,3 +214,36 @@ def test_workers_end_when_a_process_run_is_killed(tmp_path):
         for w in workers:
             with contextlib.suppress(OSError):
                 os.kill(w, signal.SIGKILL)
+
+
+def test_counts_take_the_singular_for_one():
+    """'1 decks', '1 comparisons', '1 processes' ... in CLI and report text (a fresh user's find)."""
+    import lab_synthetic as L
+    import polars as pl
+
+    from tranca_sim._plural import plural
+    from tranca_sim.lab import charts
+    from tranca_sim.lab.report_md import _deals_text
+
+    assert [plural(1, "deck"), plural(0, "deck"), plural(2000, "match", "matches", ",")] == [
+        "1 deck", "0 decks", "2,000 matches",
+    ]  # fmt: skip
+    one = pl.DataFrame({"n_units": [1], "n_deals": [2], "unit": ["deck"]})
+    assert _deals_text(one) == "1 deck (2 deals) per variant"
+    assert _deals_text(pl.DataFrame({"n_units": [1, 3], "n_deals": [2, 6], "unit": ["deck"] * 2})) == (
+        "1-3 decks (2-6 deals) per variant"
+    )
+    fig = charts.forest_plot(L.comparison().head(1), charts.ChartInfo("foot"))
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert "over 1 comparison" in texts and "1 comparisons" not in texts
+
+
+def test_check_of_a_one_deal_run_says_deal(tmp_path, capsys):
+    from tranca_sim.cli import main
+
+    run = tmp_path / "one.parquet"
+    assert main(["simulate", "--deals", "1", "--out", str(run), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["check", str(run), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "1 of 1 deal agreed with the referee" in out and "1 deals" not in out

@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import sys
 
+from ._plural import plural
+
 
 def log_turn_limits(path) -> list:
     """Deal indices (or line numbers) of the deals of a deal-log file that end at the turn limit;
@@ -91,7 +93,7 @@ def check_run(path, sample: int, progress: bool = True, warn=None):
         keys = None
         deals = int(meta.get("deals", 0))
     if sample > deals and warn is not None:
-        warn(f"--sample {sample} is more than the run's {deals} deals; checking all {deals}")
+        warn(f"--sample {sample} is more than the run's {plural(deals, 'deal')}; checking all {deals}")
     k = min(sample, deals)
     idx = sorted(
         int(i) for i in np.random.default_rng(int(meta.get("master_seed", 0))).choice(deals, k, replace=False)
@@ -127,7 +129,7 @@ def check_run(path, sample: int, progress: bool = True, warn=None):
         n_matches, bad = _check_matches(path, meta)
         for m, problem in bad:
             verdicts.append(referee.Verdict(False, "match", f"match {m}: {problem}", deal_index=m * 1024))
-        what += f", and the match scores and winners of all {n_matches} matches ({len(bad)} wrong)"
+        what += f", and the match scores and winners of all {plural(n_matches, 'match', 'matches')} ({len(bad)} wrong)"
     return verdicts, what, limited
 
 

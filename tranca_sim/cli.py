@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 
+from ._plural import plural
 from .cli_common import (
     Terminated,
     _check_processes,
@@ -154,14 +155,16 @@ def _cmd_simulate(a) -> None:
     if res.get("resumed_chunks"):
         line = f"resumed: {_n_deals(res['deals'] - simulated)} were written before; " + line
     if simulated == 0:
-        line = f"{res['path']} was complete: all {res['deals']} deals were written before, none simulated"
+        line = f"{res['path']} was complete: all {_n_deals(res['deals'])} were written before, none simulated"
     if a.matches is not None:
         line = (
             f"{simulated} match{'es' * (simulated != 1)} in {res['seconds']:.1f} s: "
             f"{res['matches_per_s']:.1f} matches/s, {res['deals_per_s']:.0f} deals/s ({threads})"
         )
         if res.get("resumed_chunks"):
-            line = f"resumed: {a.matches - simulated} matches were written before; " + line
+            line = (
+                f"resumed: {plural(a.matches - simulated, 'match', 'matches')} were written before; " + line
+            )
     if res["warmup_seconds"] >= 1:
         how = "compiled" if res.get("compiled") else "loaded"
         line += f"; the engine was {how} first, in {res['warmup_seconds']:.1f} s (not counted)"
@@ -187,7 +190,7 @@ def _cmd_simulate(a) -> None:
     for side, n in zip(res["meta"]["strategies"], res.get("illegal_choices", ())):
         if n:
             _warn(
-                f"side {side['side']} ({side['text']}) answered {n} times outside the legal choices; "
+                f"side {side['side']} ({side['text']}) answered {plural(n, 'time')} outside the legal choices; "
                 "the engine played instead the first legal draw, stopped melding, or discarded the "
                 "first legal card kind"
             )
@@ -200,7 +203,7 @@ def _cmd_simulate(a) -> None:
     if failed:
         sys.stdout.flush()
         _fail(
-            f"the engine's invariant checks failed {failed} times; the run file was written but is suspect",
+            f"the engine's invariant checks failed {plural(failed, 'time')}; the run file was written but is suspect",
             1,
         )
 
@@ -382,7 +385,7 @@ def _cmd_check(a) -> None:
         print(f"DISAGREE {v}")
     if len(bad) > 10:
         print(f"... and {len(bad) - 10} more disagreements")
-    print(f"{agreed} of {total} deals agreed with the referee ({source})")
+    print(f"{agreed} of {plural(total, 'deal')} agreed with the referee ({source})")
     if limited:
         n = len(limited)
         shown = ", ".join(str(i) for i in limited[:10]) + (", ..." if n > 10 else "")

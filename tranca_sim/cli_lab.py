@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._plural import plural
 from .cli_common import (
     _check_processes,
     _check_rules,
@@ -41,7 +42,7 @@ def _cmd_experiment(a) -> None:
     spec = res["spec"]
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     if a.processes or a.cluster or a.scheduler:
-        kind = f"{a.processes} processes" if a.processes else "Dask workers"
+        kind = plural(a.processes, "process", "processes") if a.processes else "Dask workers"
         threads = f"{kind}, {threads} each"
     print(
         f"{_n_deals(res['deals'])} in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads}); "
@@ -54,7 +55,7 @@ def _cmd_experiment(a) -> None:
     if spec["stopping"]["sequential"]:
         n_budget = len(stopped) - n_hw
         print(
-            f"stopping: {n_hw} of {len(stopped)} variants reached the half-width target "
+            f"stopping: {n_hw} of {plural(len(stopped), 'variant')} reached the half-width target "
             f"+-{spec['stopping']['half_width']:g} pts/deal"
             + (f"; {n_budget} spent the budget of {spec['budget']} deals first" if n_budget else "")
         )
@@ -75,7 +76,7 @@ def _cmd_report(a) -> None:
     except Exception as e:  # noqa: BLE001 (a bug in the report code: one line, not a traceback)
         _fail(f"the report of {a.run_dir} failed ({type(e).__name__}: {e})", 1)
     charts = sum(1 for p in written if p.suffix == ".png")
-    print(f"wrote {written[-1]} and {charts} charts (PNG and SVG) in {a.run_dir}")
+    print(f"wrote {written[-1]} and {plural(charts, 'chart')} (PNG and SVG) in {a.run_dir}")
 
 
 def _cmd_tune(a) -> None:
@@ -143,7 +144,7 @@ def _cmd_tune(a) -> None:
     )
     print(
         f"{_n_deals(res['deals'])} in {res['seconds']:.0f} s ({res['seconds'] / 60:.1f} min): "
-        f"{res['deals_per_s']:.0f} deals/s ({res['threads']} threads); wrote {res['dir']}"
+        f"{res['deals_per_s']:.0f} deals/s ({plural(res['threads'], 'thread')}); wrote {res['dir']}"
     )
 
 
@@ -182,5 +183,5 @@ def _cmd_ladder(a) -> None:
     print(ratings_markdown(res["result"]), end="")
     print(
         f"{_n_deals(res['deals'])} in {res['seconds']:.0f} s: {res['deals'] / max(res['seconds'], 1e-9):.0f} deals/s "
-        f"({res['result']['threads']} threads); wrote {res['dir']}"
+        f"({plural(res['result']['threads'], 'thread')}); wrote {res['dir']}"
     )

@@ -40,6 +40,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import io as _io
+from ._plural import plural
 
 MANIFEST = "manifest.json"
 FORMAT = "tranca-sim-dataset/1"
@@ -458,7 +459,7 @@ def read_verified(path, columns: list[str] | None) -> tuple[dict, pa.Table | Non
     missing = [i for i, _, _ in plan if i not in entries]
     if missing:
         raise _io.RunFileError(
-            f"{str(p)!r} is an unfinished run: {len(plan) - len(missing)} of {len(plan)} chunks written "
+            f"{str(p)!r} is an unfinished run: {len(plan) - len(missing)} of {plural(len(plan), 'chunk')} written "
             f"(first missing: {chunk_file(missing[0])}); finish it with the same 'tranca-sim simulate' "
             "arguments and --resume"
         )

@@ -28,6 +28,7 @@ import numpy as np
 from . import dataset as _ds
 from . import io as _io
 from . import parallel as _par
+from ._plural import plural
 from .lab.stats import SUMMARY_COLUMNS, RunningSummary
 from .rules import Rules, RulesError, get_preset
 
@@ -700,7 +701,7 @@ def _where(processes, cluster, scheduler) -> str:
     if scheduler is not None:
         return f"Dask scheduler {scheduler}"
     if cluster is not None:
-        return f"Dask LocalCluster of {cluster} workers"
+        return f"Dask LocalCluster of {plural(cluster, 'worker')}"
     if processes is not None and processes > 1:
         return f"{processes} processes"
     return ""

@@ -25,6 +25,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.transforms import offset_copy
 
+from .._plural import plural
+
 #: resolution of the PNG files (modest: the reports are committed)
 PNG_DPI = 110
 #: binned means (morto, red 3s) from fewer side-deals than this are not drawn (their intervals
@@ -219,7 +221,7 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     )  # fmt: skip
     fam = n if family is None else family
     # the correction ran over the whole family; the chart may draw fewer (the tips, not the sweep)
-    over = f"{fam} comparisons" if fam == n else f"the experiment's {fam} comparisons ({n} drawn)"
+    over = plural(fam, "comparison") if fam == n else f"the experiment's {fam} comparisons ({n} drawn)"
     # wrapped short of the axes' right end, where the "mean [95% interval]" header stands
     _title(ax, title, f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {over}", 90)
     return fig

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import io as _io
+from .._plural import plural
 from .designs import DEALS_PER_UNIT, UNIT, RunPlan, duplicate_units, fixed_opponent_units, plan_runs
 from .inference import cs_rho2, sequential_interval
 from .rotation import rotation_units
@@ -387,7 +388,7 @@ def run_experiment(
             workplace.warm(
                 _par.ChunkTask(0, 0, 1, rule_dict, texts[plans[0].key], seed, False, n_threads, version, env)
             )
-        bar.set_description(f"{spec['name']}: {len(variants)} variants")
+        bar.set_description(f"{spec['name']}: {plural(len(variants), 'variant')}")
         t0 = time.perf_counter()
         look = 0
         while any(v.stopped_by is None for v in variants):

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._plural import plural
 from .rating import (
     bootstrap_ratings,
     bt_ratings,
@@ -284,7 +285,7 @@ def report_markdown(result: dict) -> str:
             f" for the other pairs on {fast:,}."
         )
     lines += [
-        f"- **Cost:** {result['deals']:,} deals in {result['seconds']:.0f} s on {result['threads']} threads.",
+        f"- **Cost:** {result['deals']:,} deals in {result['seconds']:.0f} s on {plural(result['threads'], 'thread')}.",
         f"- **Command:** `{result.get('command') or 'tranca-sim ladder'}`",
         "",
         "## Ratings",

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._plural import plural
 from .stats import t_interval, wilson_interval
 
 #: columns :meth:`MatchSummary.update` reads
@@ -114,11 +115,11 @@ def format_match_summary(res: Mapping, labels=("A", "B")) -> str:
         d = res["sides"][s]
         lo, hi = d["win_ci"]
         lines.append(
-            f"  side {'ABC'[s]} {lab}: won {d['wins']} matches, {100 * d['win_share']:.1f}% "
+            f"  side {'ABC'[s]} {lab}: won {plural(d['wins'], 'match', 'matches')}, {100 * d['win_share']:.1f}% "
             f"({pct}% CI {100 * lo:.1f}% .. {100 * hi:.1f}%)"
         )
     if res["undecided"]:
-        lines.append(f"  undecided at max_match_deals: {res['undecided']} matches")
+        lines.append(f"  undecided at max_match_deals: {plural(res['undecided'], 'match', 'matches')}")
     lo, hi = res["deals_ci"]
     lines.append(
         f"  deals per match: mean {res['deals_mean']:.2f} ({pct}% CI {lo:.2f} .. {hi:.2f}), sd "

@@ -13,6 +13,8 @@ import re
 
 import polars as pl
 
+from .._plural import noun, plural
+
 DESIGNS = {
     "duplicate": (
         "duplicate deals: every deck is played twice with the sides swapped (same seed, same deal "
@@ -61,9 +63,10 @@ def _deals_text(comparison: pl.DataFrame) -> str:
     unit = comparison["unit"][0] if "unit" in comparison.columns else "deal"
     u = _int(min(units)) if min(units) == max(units) else f"{_int(min(units))}-{_int(max(units))}"
     d = _int(min(deals)) if min(deals) == max(deals) else f"{_int(min(deals))}-{_int(max(deals))}"
+    one = lambda x: 1 if x == "1" else 2  # a range or a count above 1 takes the plural
     if unit == "deal":
-        return f"{d} deals per variant"
-    return f"{u} {unit}s ({d} deals) per variant"
+        return f"{d} {noun(one(d), 'deal')} per variant"
+    return f"{u} {noun(one(u), unit)} ({d} {noun(one(d), 'deal')}) per variant"
 
 
 def footnote(data) -> str:
@@ -299,7 +302,7 @@ def render_markdown(
     out.append(f"- **Interval:** {interval}, of the mean {what} per {unit}.")
     out.append(
         "- **Many variants:** p-values adjusted with Holm's step-down method (family-wise error 5% over "
-        f"all {comp.height} variants); Benjamini-Hochberg adjusted p-values as a screening column."
+        f"all {plural(comp.height, 'variant')}); Benjamini-Hochberg adjusted p-values as a screening column."
     )
     if sequential:
         stop_txt = f"batches until the interval half-width is below {_f(target, '.1f')} points per deal"
@@ -345,12 +348,12 @@ def render_markdown(
         "",
         (
             f"The variant's margin over the two `{base}` players at its table (its score minus the mean of "
-            f"theirs), sorted by effect; points per deal. Holm over all {comp.height} comparisons of the "
+            f"theirs), sorted by effect; points per deal. Holm over all {plural(comp.height, 'comparison')} of the "
             "experiment. The own-score gain is the variant's score minus the baseline's in the same seat at "
             "the all-baseline table."
             if design == "rotation"
             else f"Variant minus baseline `{base}`, sorted by effect; points per deal. Holm over all "
-            f"{comp.height} comparisons of the experiment."
+            f"{plural(comp.height, 'comparison')} of the experiment."
         ),
         "",
         tip_table_markdown(tips),

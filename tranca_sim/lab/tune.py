@@ -56,6 +56,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import io as _io
+from .._plural import plural
 
 
 class TuneError(ValueError):
@@ -333,7 +334,7 @@ def run_tune(cfg: TuneConfig) -> dict:
         _play(rules, base, opp, cfg.seed, 0, 1)  # compile or load the engine before the clock starts
         t_start = time.perf_counter()
         load_seconds = t_start - t_load
-        bar.set_description(f"tune {base.name} ({len(space)} parameters)")
+        bar.set_description(f"tune {base.name} ({plural(len(space), 'parameter')})")
         for r in range(1, cfg.rounds + 1):
             first = {p.name: _start_value(p, champion) for p in space}
             queue = [first] + [
