@@ -5,7 +5,9 @@ Usage::
     python benchmarks/bench_ab.py OLD_ROOT NEW_ROOT [--deals 20000] [--rounds 3] [--threads 1]
                                   [--preset tranca] [--pair basic-basic]
 
-``OLD_ROOT`` and ``NEW_ROOT`` are two checkouts of the package (e.g. ``git archive main`` into a
+``--old-env NAME=VALUE`` / ``--new-env NAME=VALUE`` (repeatable) set environment variables for one
+build's processes (the same checkout twice with ``NUMBA_OPT=3`` and ``NUMBA_OPT=1``, in two copies so
+each has its own cache).  ``OLD_ROOT`` and ``NEW_ROOT`` are two checkouts of the package (e.g. ``git archive main`` into a
 temporary directory, and a worktree).  Each round runs one fresh process per build, alternating
 (old, new, new, old, ...), each with its own numba cache directory (``ROOT/.bench-cache``, filled by a
 warm-up run first), and times ``simulate_chunk`` of the same deals: the wall time and the process CPU
@@ -41,9 +43,10 @@ print(json.dumps({"wall": w, "cpu": c, "digest": h.hexdigest()}))
 """
 
 
-def run(root: Path, args, warm: bool = False) -> dict:
+def run(root: Path, args, warm: bool = False, extra_env=()) -> dict:
     env = dict(
         os.environ,
+        **dict(x.split("=", 1) for x in extra_env),
         PYTHONPATH=str(root),
         TRANCA_SIM_CACHE_DIR=str(root / ".bench-cache"),
         NUMBA_NUM_THREADS=str(args.threads),
@@ -66,15 +69,20 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--preset", default="tranca")
     ap.add_argument("--pair", default="basic-basic")
+    ap.add_argument("--old-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="an environment variable for the old build's processes (e.g. NUMBA_OPT=3)")
+    ap.add_argument("--new-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="an environment variable for the new build's processes")
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()}")
-    for root in (args.old, args.new):
-        run(root, args, warm=True)
+    envs = {"old": args.old_env, "new": args.new_env}
+    for name in ("old", "new"):
+        run(getattr(args, name), args, warm=True, extra_env=envs[name])
     res: dict[str, list[dict]] = {"old": [], "new": []}
     for r in range(args.rounds):
         order = ("old", "new") if r % 2 == 0 else ("new", "old")
         for name in order:
-            res[name].append(run(getattr(args, name), args))
+            res[name].append(run(getattr(args, name), args, extra_env=envs[name]))
     for name in ("old", "new"):
         rs = res[name]
         print(

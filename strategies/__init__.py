@@ -296,7 +296,9 @@ def _lookup(text: str):
     names = builtin_names()
     if name in names:
         mod = (_modules() + _param_sets())[names.index(name)]
-        return mod, name, colon, rest, {"module": getattr(mod, "PLAYS", None) or MODULES[names.index(name)]}
+        module = getattr(mod, "PLAYS", None) or MODULES[names.index(name)]
+        _include(module)
+        return mod, name, colon, rest, {"module": module}
     loaded = user.load_entry_point(name) if NAME_RE.fullmatch(name) else None
     if loaded is None:
         installed = sorted(set(user.entry_points()) - set(names))
@@ -306,6 +308,40 @@ def _lookup(text: str):
         )
     mod, src = loaded
     return mod, name, colon, rest, {"module": src.module, "file": src.file, "sha256": src.sha256}
+
+
+def _include(module: str) -> None:
+    """A built-in compiled into the engine only on demand (the search player): naming it asks for
+    the engine with it, if this process's engine is not loaded yet (:mod:`strategies.user`)."""
+    from strategies.registry import ON_DEMAND
+
+    if module in ON_DEMAND:
+        from strategies import user
+
+        user.include_search(strict=False)
+
+
+def prepare_engine(strategies) -> None:
+    """Before this process's engine is loaded: compile into it the built-ins compiled on demand
+    (the search player, :data:`strategies.registry.ON_DEMAND`) that ``strategies`` name.
+
+    ``strategies``: spec strings (``"search:worlds=4"``), :class:`StrategySpec` objects or a run's
+    metadata entries (dicts with ``text``).  Reads names only: never raises, loads no user file,
+    and does nothing once the engine is loaded (playing ``search`` then raises, see
+    :func:`strategies.user.sid_of`).  For code that imports the engine before it resolves the
+    strategies it plays (a match run's facts are read through :mod:`tranca_sim.engine.match`)."""
+    from strategies.registry import ON_DEMAND
+
+    wanted = {getattr(importlib.import_module(f"strategies.{m}"), "NAME", m) for m in ON_DEMAND}
+    for s in strategies or ():
+        if isinstance(s, StrategySpec):
+            _include(s.module)
+            continue
+        text = s.get("text", "") if isinstance(s, dict) else s
+        if isinstance(text, str) and text.partition(":")[0].strip() in wanted:
+            from strategies import user
+
+            user.include_search(strict=False)
 
 
 def _ensure_loaded(spec: StrategySpec) -> None:
@@ -331,6 +367,8 @@ def resolve(spec: str | StrategySpec, preset: str | None = None, **overrides: fl
     strategy; ``"PATH.py"``, ``"PATH.py:NAME"`` or ``"PATH.py:NAME:p1=v1,..."``
     for a strategy in a user's file (loaded and checked here, see
     :mod:`strategies.user`).  Spaces around names and values are ignored.
+    Naming ``search`` before this process's engine is loaded compiles the search player into it
+    (:func:`strategies.user.include_search`; the default engine is built without it).
     Values are plain decimal numbers (``1``, ``0.5``, ``2e3``) within the
     parameter's range; an ``"int"`` parameter takes whole numbers only and a
     ``"switch"`` only 0 (off) or 1 (on).
@@ -349,6 +387,7 @@ def resolve(spec: str | StrategySpec, preset: str | None = None, **overrides: fl
         preset = spec.preset if preset is None else preset
         if spec.file:
             _ensure_loaded(spec)
+        _include(spec.module)
         if not overrides:
             return spec
         keep_path = spec.path

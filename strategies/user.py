@@ -24,6 +24,17 @@ selection is passed to child processes (joblib workers, subprocesses) in the
 environment variable ``TRANCA_SIM_USER_STRATEGIES`` so they compile, or load,
 the same kernels.
 
+The search player (``search``, module ``pimc``; :data:`strategies.registry.ON_DEMAND`) is
+compiled into a process's engine only when the process names it (issue 9: it is about a third of
+the first compile).  Naming it with :func:`strategies.resolve` before the engine is imported (what
+every command and lab function does with the strategies it will play), calling
+:func:`include_search`, or setting ``TRANCA_SIM_SEARCH=1`` selects the engine "with search":
+``strategies/_dispatch.py`` in ``<cache>/<source hash>-search`` (``...-u<hash>-search`` with user
+strategies).  Otherwise the engine is the lean one (``strategies/_dispatch_lean.py``, no branch
+for the search player).  The choice is passed to child processes in ``TRANCA_SIM_SEARCH``.  Playing
+``search`` in a process whose engine was loaded lean raises :class:`strategies.StrategyError`
+saying what to do (:func:`sid_of`), never a wrong answer.
+
 Strategy ids: the built-ins keep theirs (their place in
 :data:`strategies.registry.MODULES`); user strategies follow, sorted by
 module name.  Ids are per process and never stored in an output.
@@ -52,6 +63,8 @@ from strategies.contract import check_module
 
 ENTRY_POINT_GROUP = "tranca_sim.strategies"
 ENV = "TRANCA_SIM_USER_STRATEGIES"
+#: "1": this process's engine (and its child processes') compiles the search player in
+SEARCH_ENV = "TRANCA_SIM_SEARCH"
 _FILE_SPEC = re.compile(r"(?P<path>.*?\.py)\s*(?::(?P<tail>.*))?", re.DOTALL)
 
 
@@ -79,6 +92,7 @@ class Source:
 
 _sources: dict[str, Source] = {}  # module name -> Source: this process's user strategies
 _frozen: tuple[Source, ...] | None = None  # fixed when the engine loads
+_frozen_search: bool | None = None  # whether the loaded engine has the search player (ON_DEMAND)
 
 
 def sha256_of(path) -> str:
@@ -360,11 +374,14 @@ def sid_of(module: str) -> int:
     Raises
     ------
     StrategyError
-        For a user module that is not in this process's engine.
+        For a user module that is not in this process's engine, or the search player when this
+        process's engine was loaded without it (module docstring).
     """
-    from strategies.registry import MODULES
+    from strategies.registry import MODULES, ON_DEMAND
 
     if module in MODULES:
+        if module in ON_DEMAND and _frozen_search is False:
+            raise _error(_lean_engine_message(module))
         return MODULES.index(module)
     order = [s.module for s in selection()]
     if module not in order:
@@ -398,9 +415,10 @@ def engine_dispatch():
     """``(choose_draw, choose_meld, choose_discard, choose_redraw)`` switches for the engine; called once,
     when :mod:`tranca_sim.engine.deal` is imported.
 
-    Without user strategies: those of ``strategies/_dispatch.py``.  With
-    them: a switch generated into the cache directory (module docstring),
-    after pointing numba's cache there.
+    Without user strategies: those of ``strategies/_dispatch_lean.py``, or with the search
+    player (:func:`search_wanted`) of ``strategies/_dispatch.py``, numba's cache moved to
+    ``<cache>/<source hash>-search``.  With them: a switch generated into the cache directory
+    (module docstring), after pointing numba's cache there.
 
     Raises
     ------
@@ -408,15 +426,74 @@ def engine_dispatch():
         If a strategy passed by a parent process cannot be loaded, or no
         writable cache directory exists.
     """
-    global _frozen
+    global _frozen, _frozen_search
     if _frozen is None:
         _from_environment()
+        _frozen_search = search_wanted()
         _frozen = selection()
-    if not _frozen:
+    if _frozen:
+        d = _user_dispatch(_frozen, _frozen_search)
+    elif _frozen_search:
+        from tranca_sim import _cache
+
+        _cache.use_variant("search")  # before the dispatch and the kernels are defined
         from strategies import _dispatch as d
     else:
-        d = _user_dispatch(_frozen)
+        from strategies import _dispatch_lean as d
     return d.choose_draw, d.choose_meld, d.choose_discard, d.choose_redraw
+
+
+# ---- the search player: compiled in on demand --------------------------------------------
+
+
+def search_wanted() -> bool:
+    """Whether this process's engine has (or, not loaded yet, will have) the search player:
+    asked for by :func:`include_search` (which :func:`strategies.resolve` calls for ``search``) or
+    by ``TRANCA_SIM_SEARCH=1`` in the environment.
+
+    Raises
+    ------
+    StrategyError
+        For a ``TRANCA_SIM_SEARCH`` other than empty, 0 or 1.
+    """
+    if _frozen_search is not None:
+        return _frozen_search
+    text = os.environ.get(SEARCH_ENV, "").strip()
+    if text not in ("", "0", "1"):
+        raise _error(f"environment variable {SEARCH_ENV} must be 0 or 1, got {text!r}")
+    return text == "1"
+
+
+def include_search(strict: bool = True) -> bool:
+    """Compile the search player (``search``) into this process's engine, and its child
+    processes' (``TRANCA_SIM_SEARCH=1``).  Call it, or name ``search`` with
+    :func:`strategies.resolve`, before the first simulation.  Returns whether the engine has it.
+
+    ``strict=False`` (what :func:`strategies.resolve` uses: naming a strategy is not playing it)
+    returns False instead of raising when the engine is already loaded without it.
+
+    Raises
+    ------
+    StrategyError
+        With ``strict``, if this process's engine is already loaded without the search player.
+    """
+    if _frozen_search is not None:
+        if not _frozen_search and strict:
+            raise _error(_lean_engine_message("pimc"))
+        return _frozen_search
+    os.environ[SEARCH_ENV] = "1"
+    return True
+
+
+def _lean_engine_message(module: str) -> str:
+    name = importlib.import_module(f"strategies.{module}").NAME
+    return (
+        f"strategy {name!r} is not compiled into the engine this process has loaded (the engine is "
+        f"compiled without it unless the process names {name!r} before its first simulation); "
+        f"run it in a new process: name {name!r} among the strategies before the first simulation "
+        f"(Python: strategies.resolve({name!r}) or strategies.user.include_search() first), "
+        f"or set {SEARCH_ENV}=1 in the environment"
+    )
 
 
 def selection_hash(sources) -> str:
@@ -426,10 +503,11 @@ def selection_hash(sources) -> str:
     return h.hexdigest()[:12]
 
 
-def render(sources) -> str:
-    """Source of the switch over the built-ins and ``sources`` (in id order)."""
+def render(sources, search: bool = True) -> str:
+    """Source of the switch over the built-ins and ``sources`` (in id order); without
+    ``search``, no branch for the built-ins of :data:`strategies.registry.ON_DEMAND`."""
     from strategies.build import render as render_builtin
-    from strategies.registry import MODULES
+    from strategies.registry import MODULES, ON_DEMAND
 
     lines = [f"{len(MODULES) + i}: {sys.modules[s.module].NAME} = {s.file} (sha256 {s.sha256})" for i, s in
              enumerate(sources)]  # fmt: skip
@@ -440,18 +518,22 @@ def render(sources) -> str:
     )
     extra = [f'_s{len(MODULES) + i} = module_for("{s.module}")\n' for i, s in enumerate(sources)]
     mods = [sys.modules[s.module] for s in sources]
-    return render_builtin(MODULES, header=header, extra=extra, n_user=len(sources), user_modules=mods)
+    return render_builtin(
+        MODULES, header=header, extra=extra, n_user=len(sources), user_modules=mods,
+        leave_out=() if search else ON_DEMAND,
+    )  # fmt: skip
 
 
-def _user_dispatch(sources):
+def _user_dispatch(sources, search: bool):
     from tranca_sim import _cache
 
-    tag = selection_hash(sources)
+    tag = selection_hash(sources) + ("-search" if search else "")
     d = _cache.use_variant(f"u{tag}")
     if d is None:
         raise _error("no writable cache directory for the user strategies' engine (set TRANCA_SIM_CACHE_DIR)")
+    tag = tag.replace("-", "_")
     path = Path(d) / f"tranca_sim_dispatch_{tag}.py"
-    text = render(sources)
+    text = render(sources, search)
     if not path.exists() or path.read_text() != text:  # rewritten only when new: numba keys on its mtime
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(text)

@@ -1,6 +1,12 @@
-import pytest
+import os
 
-from tranca_sim.rules import get_preset
+# the test session plays the engine with the search player (strategies/user.py): most test files
+# play search; tests/test_engine_builds.py plays the lean engine in a subprocess
+os.environ.setdefault("TRANCA_SIM_SEARCH", "1")
+
+import pytest  # noqa: E402
+
+from tranca_sim.rules import get_preset  # noqa: E402
 
 
 @pytest.fixture(scope="session")

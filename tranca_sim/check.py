@@ -85,6 +85,9 @@ def check_run(path, sample: int, progress: bool = True, warn=None):
     from .replay import regenerate
 
     meta = load_meta(path)
+    from strategies import prepare_engine
+
+    prepare_engine(meta.get("strategies"))  # before the engine is imported (_match_facts)
     df = load_run(path, backend="pandas", columns=["deal_index", "side", "score", "end_reason"])
     if meta.get("matches"):  # a match run: sample among the deals its matches took (deal keys)
         keys = np.unique(df["deal_index"].to_numpy())

@@ -296,6 +296,14 @@ def _readable_file(path) -> None:
         _fail(f"{str(path)!r} is not a regular file")
 
 
+def _prepare_engine(meta) -> None:
+    """Before the engine is imported: the run's strategies decide whether it has the search
+    player (strategies/user.py; a match run's facts are read through the engine's match module)."""
+    from strategies import prepare_engine
+
+    prepare_engine((meta or {}).get("strategies"))
+
+
 def _cmd_replay(a) -> None:
     from .io import atomic_output, check_output_path, verify_run, writing
 
@@ -305,6 +313,7 @@ def _cmd_replay(a) -> None:
     meta = verify_run(a.path) or {}  # the same check as summarize and check
     deals = meta.get("deals")
     deal = a.deal
+    _prepare_engine(meta)
     if meta.get("matches"):
         deal = _match_deal(a, meta)
     elif a.match is not None:
@@ -374,6 +383,7 @@ def _cmd_check(a) -> None:
         from .io import verify_run
 
         meta = verify_run(a.path)  # a damaged file is refused before anything is said
+        _prepare_engine(meta)
         if not a.no_progress:
             _say_if_compiling(meta)
         verdicts, source, limited = check_run(a.path, a.sample, not a.no_progress, warn=_warn)

@@ -108,10 +108,11 @@ def _say_if_compiling(meta: dict | None) -> None:
 
     A run played with a user's strategy file loads that file first (checked unchanged;
     StrategyError otherwise): the engine of this process must be built with it."""
-    from strategies import from_record
+    from strategies import from_record, prepare_engine
 
     from .run import COMPILE_TIME, engine_cached
 
+    prepare_engine((meta or {}).get("strategies"))  # the search player: compiled in on demand
     for entry in (meta or {}).get("strategies") or ():
         if isinstance(entry, dict) and entry.get("file"):
             from_record(entry)

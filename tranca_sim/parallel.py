@@ -31,7 +31,7 @@ import threading
 import time
 
 #: environment variables a worker must share with the process that plans the run
-SHARED_ENV = ("TRANCA_SIM_USER_STRATEGIES",)
+SHARED_ENV = ("TRANCA_SIM_USER_STRATEGIES", "TRANCA_SIM_SEARCH")
 #: ... and, on this machine only (a LocalCluster or local processes), the numba cache
 LOCAL_ENV = ("TRANCA_SIM_CACHE_DIR", "NUMBA_CACHE_DIR")
 
@@ -68,7 +68,7 @@ _WORKER: dict = {}  # this process's engine: env it was loaded with, load time, 
 
 def _load_engine(env: tuple) -> None:
     if "env" in _WORKER:
-        if _WORKER["env"] != env:
+        if _WORKER["env"] != env and _WORKER["env"] != _with_search(env):  # a search engine plays all
             raise ClusterError(
                 f"worker {socket.gethostname()}:{os.getpid()} loaded the engine with other strategies "
                 "or cache settings; restart the cluster's workers between runs of different user strategies"
@@ -99,6 +99,13 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="tranca-parent-watch", daemon=True).start()
+
+
+def _with_search(env: tuple) -> tuple:
+    """``env`` with ``TRANCA_SIM_SEARCH=1`` (the engine with the search player, strategies/user.py)."""
+    out = dict(env)
+    out["TRANCA_SIM_SEARCH"] = "1"
+    return tuple((k, out[k]) for k in SHARED_ENV + LOCAL_ENV if k in out)
 
 
 def _version() -> str:

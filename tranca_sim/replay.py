@@ -63,6 +63,9 @@ def regenerate(run_path, deal: int, match: dict | None = None) -> dict:
         raise RunFileError(f"{run_path}: the run metadata cannot be replayed ({e})") from None
     if deals is not None:
         match = None
+    from strategies import prepare_engine
+
+    prepare_engine(entries)  # before match_facts imports the engine
     if deals is None:
         match = match if match is not None else match_facts(run_path, deal)
     elif not isinstance(deal, int) or not 0 <= deal < deals:

@@ -159,6 +159,10 @@ def run(
     from ..rules import get_preset
     from .inference import holm, t_test
 
+    if search_decks > 0:  # before the first (self-play) run loads the engine
+        from strategies.user import include_search
+
+        include_search()
     rules = get_preset(preset)
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
