@@ -218,3 +218,36 @@ def test_the_search_player_is_no_branch_of_the_lean_switch():
     assert f"sid == {sid}:" not in Path(_dispatch_lean.__file__).read_text()
     assert "pimc" not in Path(_dispatch_lean.__file__).read_text().split('"""')[-1]
     assert resolve(SMALL).sid == sid  # ids are the same in both builds
+
+
+# ---- numba's optimisation level (tranca_sim/_cache.py) ----------------------------------
+
+LEVEL = """
+    import json, os, sys
+    {first}
+    import tranca_sim
+    from numba.core import config
+    print(json.dumps([os.environ.get("NUMBA_OPT"), int(config.OPT), tranca_sim.NUMBA_CACHE_DIR]))
+"""
+
+
+def _level(first: str = "", **env) -> list:
+    p = _python(LEVEL.format(first=first), **env)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_the_kernels_compile_at_level_1_unless_numba_opt_is_set(tmp_path):
+    cache = {"TRANCA_SIM_CACHE_DIR": str(tmp_path)}
+    saved = os.environ.pop("NUMBA_OPT", None)
+    try:
+        default = _level(**cache)
+        user3 = _level(NUMBA_OPT="3", **cache)
+        numba_first = _level("import numba", **cache)  # numba read its own default, 3
+        user1 = _level(NUMBA_OPT="1", **cache)
+    finally:
+        if saved is not None:
+            os.environ["NUMBA_OPT"] = saved
+    assert default[:2] == ["1", 1] and user3[:2] == ["3", 3] and numba_first[:2] == [None, 3]
+    assert user1 == default  # the level, not whether it was set by hand, keys the cache
+    assert len({default[2], user3[2]}) == 2 and numba_first[2] == user3[2]  # cached apart by level

@@ -3,8 +3,8 @@
 numba's ``cache=True`` checks only the source file of the function it
 compiles, not the modules that function calls into; editing a strategy in
 ``strategies/`` would leave a stale kernel in the cache.  We therefore point
-numba's cache at ``<base>/<hash>``, where the hash covers every ``.py`` file
-under ``tranca_sim/`` and ``strategies/`` that defines numba kernels (``njit``;
+numba's cache at ``<base>/<hash>``, where the hash covers numba's optimisation level (below) and
+every ``.py`` file under ``tranca_sim/`` and ``strategies/`` that defines numba kernels (``njit``;
 so editing the CLI or the I/O code keeps the cache), the parameter files of
 ``tuned`` (``strategies/tuned/*.toml``: the search player's rollouts compile
 them in as constants), the package version and numba's version.  ``<base>`` is ``$TRANCA_SIM_CACHE_DIR``, else
@@ -16,6 +16,16 @@ A process that plays user strategies (strategies/user.py) moves the cache to
 ``<base>/<hash>-u<selection hash>`` with :func:`use_variant` before the
 engine is imported: kernels compiled with the user's modules inlined never
 mix with the built-in ones, and an edited user file gets new kernels.
+
+Optimisation level (issue 9): numba compiles at ``NUMBA_OPT`` (default 3); numba's
+``CPUCodeLibrary.finalize`` runs the whole module optimisation again over every callee it links
+at each level of the call tree, so the level is most of the first compile's cost.  Unless the user
+set ``NUMBA_OPT``, this module sets it to :data:`OPT_LEVEL` (1) before numba is imported:
+measured, level 1 compiles the engine in about 23% less CPU time than 3 at the same speed
+(benchmarks/README.md "Engine speed (issue 9)").  If numba was imported before ``tranca_sim``, the
+level is left as numba read it (``NUMBA_OPT``, else numba's 3): numba reads it when it is imported.
+numba's own cache does not key on the level, so the hash below does (the level in effect), and
+kernels compiled at another level are never loaded.
 
 This runs from ``tranca_sim/__init__.py`` before any kernel module is
 imported.  It does not import numba itself (importing the package stays
@@ -42,9 +52,25 @@ def _numba_version() -> str:
         return "unknown"
 
 
-def source_hash(version: str) -> str:
-    """16 hex digits over the kernel sources, the package version and numba's version."""
-    h = hashlib.sha256(f"{version}|{_numba_version()}".encode())
+#: numba's optimisation level for the package's kernels when the user has not set ``NUMBA_OPT``
+OPT_LEVEL = "1"
+
+
+def configure_opt_level() -> str:
+    """Set ``NUMBA_OPT`` to :data:`OPT_LEVEL` unless the user set it or numba is already imported;
+    return the level in effect (what numba compiles at: ``"0"`` to ``"3"`` or ``"max"``)."""
+    if "numba" in sys.modules:
+        from numba.core import config
+
+        return "max" if getattr(config.OPT, "is_opt_max", False) else str(int(config.OPT))
+    os.environ.setdefault("NUMBA_OPT", OPT_LEVEL)  # child processes inherit it
+    return os.environ["NUMBA_OPT"].strip().lower()
+
+
+def source_hash(version: str, opt: str = "") -> str:
+    """16 hex digits over the kernel sources, the package version, numba's version and the
+    optimisation level ``opt`` (numba's cache does not key on it)."""
+    h = hashlib.sha256(f"{version}|{_numba_version()}|opt={opt}".encode())
     root = Path(__file__).resolve().parent
     for pkg in (root, root.parent / "strategies"):
         for p in sorted(pkg.rglob("*.py")):
@@ -130,7 +156,7 @@ def configure_numba_cache(version: str) -> str | None:
     temporary directory can hold it; numba then caches beside the sources.
     """
     base = os.environ.get("TRANCA_SIM_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
-    digest = source_hash(version)
+    digest = source_hash(version, configure_opt_level())
     candidates = [Path(base) if base else Path.home() / ".cache" / "tranca-sim"]
     candidates.append(Path(tempfile.gettempdir()) / f"tranca-sim-cache-{os.getuid()}")
     for cand in candidates:
