@@ -69,10 +69,20 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--preset", default="tranca")
     ap.add_argument("--pair", default="basic-basic")
-    ap.add_argument("--old-env", action="append", default=[], metavar="NAME=VALUE",
-                    help="an environment variable for the old build's processes (e.g. NUMBA_OPT=3)")
-    ap.add_argument("--new-env", action="append", default=[], metavar="NAME=VALUE",
-                    help="an environment variable for the new build's processes")
+    ap.add_argument(
+        "--old-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the old build's processes (e.g. NUMBA_OPT=3)",
+    )
+    ap.add_argument(
+        "--new-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the new build's processes",
+    )
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()}")
     envs = {"old": args.old_env, "new": args.new_env}

@@ -4,9 +4,9 @@ import os
 # play search; tests/test_engine_builds.py plays the lean engine in a subprocess
 os.environ.setdefault("TRANCA_SIM_SEARCH", "1")
 
-import pytest  # noqa: E402
+import pytest
 
-from tranca_sim.rules import get_preset  # noqa: E402
+from tranca_sim.rules import get_preset
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strategies import StrategyError, prepare_engine, resolve
+from strategies import prepare_engine, resolve
 from strategies import user as U
 from tranca_sim.engine import simulate_chunk
 from tranca_sim.rules import get_preset
@@ -41,7 +41,7 @@ def _env(**extra) -> dict:
 def _python(script: str, *args, cwd=None, **extra) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script), *map(str, args)],
-        env=_env(**extra), cwd=cwd or ROOT, capture_output=True, text=True, timeout=900,
+        env=_env(**extra), cwd=cwd or ROOT, capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
 
 
@@ -179,7 +179,10 @@ def _engine_build(tmp_path, call: str, *args) -> str:
         (["simulate", "--deals", "2", "--side-b", "search", "--out", "r.parquet"], True),
         (["simulate", "--matches", "1", "--side-a", SMALL, "--out", "m.parquet"], True),
         (["simulate", "--deals", "2", "--out", "r.parquet"], False),
-        (["experiment", str(ROOT / "experiments" / "search-vs-basic.toml"), "--out", "e", "--deals", "4"], True),
+        (
+            ["experiment", str(ROOT / "experiments" / "search-vs-basic.toml"), "--out", "e", "--deals", "4"],
+            True,
+        ),
         (["ladder", "--out", "l", "--decks", "2", "--player", "basic", "--player", SMALL], True),
         (["ladder", "--out", "l", "--decks", "2", "--player", "basic", "--player", "random"], False),
         (["tune", "basic", "--vs", SMALL, "--budget", "1000000", "--out", "t"], True),
