@@ -18,6 +18,8 @@ from tranca_sim.rules import get_preset
 def test_generated_dispatch_is_up_to_date():
     path = Path(strategies.__file__).with_name("_dispatch.py")
     assert path.read_text() == build.render(), "run: python -m strategies.build"
+    lean = Path(strategies.__file__).with_name("_dispatch_lean.py")
+    assert lean.read_text() == build.render_lean(), "run: python -m strategies.build"
 
 
 def test_registry_names_and_defaults():
