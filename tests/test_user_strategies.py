@@ -36,6 +36,7 @@ def cli(*args, cwd, cache=None, path=()):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *map(str, path)])
     env.pop(user.ENV, None)
+    env.pop(user.SEARCH_ENV, None)  # these runs never name search: the lean engine, less to compile
     if cache is not None:
         env["TRANCA_SIM_CACHE_DIR"] = str(cache)
         env.pop("NUMBA_CACHE_DIR", None)
@@ -265,6 +266,7 @@ def test_a_strategy_file_runs_by_path_and_recompiles_when_edited(tmp_path):
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT), TRANCA_SIM_CACHE_DIR=str(cache))
     env.pop("NUMBA_CACHE_DIR", None)
+    env.pop(user.SEARCH_ENV, None)  # the lean engine the runs above compiled
     p = subprocess.run([sys.executable, "-c", script], cwd=work, env=env, capture_output=True, text=True,
                        timeout=900, check=False)  # fmt: skip
     assert p.returncode == 0, p.stderr
