@@ -4,6 +4,8 @@ Usage::
 
     python benchmarks/compile_profile.py [--top 25] [--preset tranca] [--pair basic-basic]
 
+The engine built is the one the pair needs (``--pair search-basic``: the engine with the search
+player; strategies/user.py), at the optimisation level the package sets (tranca_sim/_cache.py).
 Plays one deal with ``simulate_chunk`` in this process with an EMPTY numba cache (it refuses a
 ``TRANCA_SIM_CACHE_DIR`` that already holds files: point it at a fresh directory), recording
 numba's ``numba:compile`` events (:mod:`numba.core.event`).  Each njit function compiled on the way
@@ -26,6 +28,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
+def _search() -> bool:
+    try:
+        from strategies.user import search_wanted
+    except ImportError:  # a checkout from before the lean engine: the search player always in
+        return True
+    return search_wanted()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--top", type=int, default=25)
@@ -42,8 +52,13 @@ def main() -> int:
         return 2
 
     w0, c0 = time.perf_counter(), time.process_time()
-    from numba.core import event
+    import tranca_sim  # first: it sets numba's optimisation level (NUMBA_OPT) before numba loads
+    from numba.core import config, event
 
+    from strategies import resolve
+
+    for name in args.pair.split("-"):  # named before the engine loads: search compiles in if named
+        resolve(name)
     from tranca_sim import engine
     from tranca_sim.rules import get_preset
 
@@ -76,7 +91,8 @@ def main() -> int:
         sizes[f.name.split("-")[0]] += f.stat().st_size
     print(f"import {w_imp:.1f} s wall ({c_imp:.1f} s CPU); first call (compile + 1 deal): "
           f"{wall:.1f} s wall, {cpu:.1f} s CPU; {len(total)} functions compiled; "
-          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+          f"load average {os.getloadavg()[0]:.1f}; numba optimisation level {int(config.OPT)}; "
+          f"engine {'with' if _search() else 'without'} the search player; {tranca_sim.NUMBA_CACHE_DIR}")  # fmt: skip
     print(f"{'function':44s} {'self s':>8s} {'total s':>8s} {'cache KiB':>10s}")
     for nm in sorted(self_t, key=self_t.get, reverse=True)[: args.top]:
         print(f"{nm:44s} {self_t[nm]:8.2f} {total[nm]:8.2f} {sizes.get(nm, 0) / 1024:10.0f}")
