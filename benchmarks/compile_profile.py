@@ -53,6 +53,8 @@ def main() -> int:
 
     w0, c0 = time.perf_counter(), time.process_time()
     import tranca_sim  # first: it sets numba's optimisation level (NUMBA_OPT) before numba loads
+
+    # isort: split
     from numba.core import config, event
 
     from strategies import resolve
