@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/digest.py [--deals 3000] [--out digests.json] [--compare digests.json] [--preset NAME ...]
+                                [--no-search]
 
 Runs ``simulate_chunk`` (seed 11, deals 0..N-1, with the invariant checks on) for every preset x
 every built-in pairing in :data:`PAIRS` (``search`` on ``--search-deals`` deals only: it plays tens
@@ -46,11 +47,20 @@ def main() -> int:
         metavar="NAME",
         help="only these presets (default: every preset); --compare then checks only their digests",
     )
+    ap.add_argument(
+        "--no-search",
+        action="store_true",
+        help="leave out the pairings with search: plays the lean engine (compiled without the search "
+        "player); --compare then checks only the other digests",
+    )
     args = ap.parse_args()
 
     import numpy as np
 
-    from strategies import StrategyError
+    from strategies import StrategyError, prepare_engine
+
+    pairs = [p for p in PAIRS if not (args.no_search and "search" in p)]
+    prepare_engine([s for p in pairs for s in p])  # before the engine loads: search compiled in if played
     from tranca_sim.engine import simulate_chunk
     from tranca_sim.engine.match import simulate_match_chunk
     from tranca_sim.rules import PRESETS
@@ -74,7 +84,7 @@ def main() -> int:
     for name, rules in PRESETS.items():
         if args.preset and name not in args.preset:
             continue
-        for a, b in PAIRS:
+        for a, b in pairs:
             n = args.search_deals if "search" in (a, b) else args.deals
             try:
                 cols = simulate_chunk(rules, (a, b), 11, 0, n, check=True)
@@ -96,6 +106,8 @@ def main() -> int:
         want = json.loads(args.compare.read_text())
         if args.preset:  # a digest of another preset was not played here
             want = {k: v for k, v in want.items() if k.split(" ", 1)[0] in args.preset}
+        if args.no_search:
+            want = {k: v for k, v in want.items() if "search" not in k}
         diff = [k for k in want if got.get(k) != want[k]]
         print("identical to", args.compare, "" if not diff else f"EXCEPT {diff}")
         status = status or (1 if diff else 0)
