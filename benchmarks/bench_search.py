@@ -27,6 +27,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from strategies.user import include_search
+
+include_search()  # before the engine loads: it is compiled without the search player otherwise
 from tranca_sim.engine import simulate_chunk
 from tranca_sim.rules import get_preset
 
