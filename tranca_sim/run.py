@@ -125,10 +125,11 @@ def parse_rule_args(items) -> dict:
     return out
 
 
-#: How long a first compile takes, as the messages say it: about 175 s of CPU time since the
-#: search player and the runs presets (benchmarks/README.md, compile_profile.py), 178 s of wall
-#: time in a fresh clone at load 2.7
-COMPILE_TIME = "about three minutes, more on a busy machine"
+#: How long a first compile takes, as the messages say it: the engine without the search player
+#: (the default, strategies/user.py) at numba's optimisation level 1 (tranca_sim/_cache.py) took
+#: about 90 s of CPU time on a loaded machine, the engine with the search player more
+#: (benchmarks/README.md "Engine speed (issue 9)", compile_profile.py)
+COMPILE_TIME = "one to two minutes, more on a busy machine"
 
 
 def strategy_meta(side: str, spec) -> dict:
