@@ -296,7 +296,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
     _check(st, rp, pack, check)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: inlined into the kernels (see below)
 def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2):
     """Play the dealt position in ``st`` to its end.
 

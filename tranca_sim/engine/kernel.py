@@ -143,7 +143,7 @@ def set_match_facts(st, rp, mscore, deal_in_match):
         st.ss[side, SS_MELD_MIN] = need
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # issue 9: no library (no re-optimised level) of its own
 def _play_one(
     st, rp, sids, prm, master_seed, d, deck, first_seat, rngs, acts, pub, hidden, pack, check, scr, acts2,
     mscore, deal_in_match,
