@@ -1,7 +1,12 @@
-"""The batch engine: a ``prange`` kernel over independent deals, and its Python wrappers.
+"""The batch engine: a kernel over a range of independent deals, run on threads, and its Python wrappers.
 
 Validation and seeding happen in Python; the work happens in
-:func:`_simulate_nb` (``@njit(parallel=True, cache=True, nogil=True)``).  Deal ``i`` of a
+:func:`_simulate_nb` (``@njit(cache=True, nogil=True)``, one range of deals), which
+:func:`in_threads` runs on ``numba.get_num_threads()`` Python threads, each taking blocks of
+deals in turn (the kernel releases the GIL).  Issue 9: a ``prange`` kernel (``parallel=True``) is
+two more levels of numba's compile (the loop body's function and the kernel each link and
+re-optimise the whole turn), about a quarter of the first compile; threads over a plain kernel
+play the same deals at the same speed.  Deal ``i`` of a
 run uses the streams of :mod:`tranca_sim.engine.rng` keyed by ``(master_seed, i)``:
 its cards and every choice depend only on the rules, the strategies, the
 master seed and ``i`` -- never on the thread count or the chunking.
@@ -9,10 +14,12 @@ master seed and ``i`` -- never on the thread count or the chunking.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from strategies import N_PARAMS, StrategySpec, check_rules, resolve
 
@@ -56,7 +63,7 @@ from .state import (
 )
 from .turn import score_deal
 
-BLOCK = 64  # deals per prange task; each task reuses one set of work arrays
+BLOCK = 64  # deals a thread takes at a time are a multiple of this
 MAX_SEED = 2**63 - 1
 
 
@@ -155,33 +162,48 @@ def _play_one(
     play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2)
 
 
-@njit(parallel=True, cache=True, nogil=True)  # nogil: a run writes one chunk while the next plays
-def _simulate_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_deal):
+@njit(cache=True, nogil=True)  # nogil: threads play ranges side by side, a run writes while it plays
+def _simulate_nb(rp, sids, prm, master_seed, start, lo, hi, check, out_side, out_deal):
+    """Deals ``start + lo .. start + hi - 1`` into rows ``lo .. hi - 1`` of the outputs."""
     pack_n = 104 + rp[R_N_JOKERS]
     n_seats = rp[R_N_SEATS]
     n_sides = rp[R_N_SIDES]
-    n_blocks = (count + BLOCK - 1) // BLOCK
-    for b in prange(n_blocks):
-        st = new_state_nb(1, n_sides)
-        deck = np.zeros(pack_n, np.int16)
-        srng = np.zeros(4, np.uint64)
-        rngs = np.zeros((4, 4), np.uint64)
-        acts = np.zeros(512, np.int32)
-        pub = np.zeros(PUB_LEN, np.int32)
-        hidden = np.zeros((n_sides, N_KINDS), np.int16)
-        pack = _pack_counts(rp)
-        scr = new_state_nb(1, n_sides)
-        acts2 = np.zeros(512, np.int32)
-        mscore = np.zeros(st.ss.shape[0], np.int64)
-        for i in range(b * BLOCK, min(count, (b + 1) * BLOCK)):
-            d = start + i
-            seed_stream(srng, master_seed, d, STREAM_SHUFFLE)
-            shuffle_deck(srng, pack_n, deck)
-            _play_one(
-                st, rp, sids, prm, master_seed, d, deck, d % n_seats, rngs, acts, pub, hidden, pack, check, scr, acts2,
-                mscore, 0,
-            )  # fmt: skip
-            record(st, rp, out_side[i], out_deal[i])
+    st = new_state_nb(1, n_sides)
+    deck = np.zeros(pack_n, np.int16)
+    srng = np.zeros(4, np.uint64)
+    rngs = np.zeros((4, 4), np.uint64)
+    acts = np.zeros(512, np.int32)
+    pub = np.zeros(PUB_LEN, np.int32)
+    hidden = np.zeros((n_sides, N_KINDS), np.int16)
+    pack = _pack_counts(rp)
+    scr = new_state_nb(1, n_sides)
+    acts2 = np.zeros(512, np.int32)
+    mscore = np.zeros(st.ss.shape[0], np.int64)
+    for i in range(lo, hi):
+        d = start + i
+        seed_stream(srng, master_seed, d, STREAM_SHUFFLE)
+        shuffle_deck(srng, pack_n, deck)
+        _play_one(
+            st, rp, sids, prm, master_seed, d, deck, d % n_seats, rngs, acts, pub, hidden, pack, check, scr, acts2,
+            mscore, 0,
+        )  # fmt: skip
+        record(st, rp, out_side[i], out_deal[i])
+
+
+def in_threads(play_range: Callable[[int, int], None], count: int, block: int = BLOCK) -> None:
+    """Call ``play_range(lo, hi)`` over ``0 .. count - 1`` in blocks of ``block`` items on
+    ``numba.get_num_threads()`` threads (the calling thread's numba thread count: ``--threads``,
+    ``NUMBA_NUM_THREADS``), each thread taking the next block in turn; ``play_range`` must
+    release the GIL (a ``nogil`` kernel) and write only its own rows.  An exception in a block is
+    raised here."""
+    n = min(numba.get_num_threads(), (count + block - 1) // block)
+    if n <= 1:
+        play_range(0, count)
+        return
+    blocks = [(lo, min(count, lo + block)) for lo in range(0, count, block)]
+    with ThreadPoolExecutor(max_workers=n, thread_name_prefix="tranca-sim-kernel") as pool:
+        for f in [pool.submit(play_range, lo, hi) for lo, hi in blocks]:
+            f.result()
 
 
 @njit(cache=True)
@@ -337,8 +359,13 @@ def simulate_chunk(
         raise ValueError(f"need start >= 0 and count >= 1, got start={start}, count={count}")
     out_side = np.zeros((count, rules.n_sides, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((count, S.OD_LEN), dtype=np.int32)
-    _simulate_nb(
-        rp, sids, prm, np.uint64(seed), np.int64(start), np.int64(count), bool(check), out_side, out_deal
+    seed_u, start_i, check_b = np.uint64(seed), np.int64(start), bool(check)
+    in_threads(
+        lambda lo, hi: _simulate_nb(
+            rp, sids, prm, seed_u, start_i, np.int64(lo), np.int64(hi), check_b, out_side, out_deal
+        ),
+        int(count),
+        BLOCK * 4,
     )
     return columns_from_outputs(out_side, out_deal, int(start))
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from strategies import StrategySpec
 
@@ -37,6 +37,7 @@ from .kernel import (
     _play_one,
     _seat_arrays,
     columns_from_outputs,
+    in_threads,
     record,
     shuffle_deck,
 )
@@ -80,17 +81,17 @@ def match_decided(score):
     return who, ties, best
 
 
-@njit(parallel=True, cache=True, nogil=True)  # nogil: a run writes one chunk while the next plays
-def _simulate_matches_nb(rp, sids, prm, master_seed, start, count, check, out_side, out_deal, out_match):
-    """Play matches ``start .. start+count-1``; ``out_side int32[count, cap, n_sides, OS_LEN]``,
-    ``out_deal int32[count, cap, OD_LEN]``, ``out_match int64[count, 2]`` (deals played, winner or
-    -1)."""
+@njit(cache=True, nogil=True)  # nogil: threads play ranges side by side (kernel.in_threads)
+def _simulate_matches_nb(rp, sids, prm, master_seed, start, lo, hi, check, out_side, out_deal, out_match):
+    """Play matches ``start + lo .. start + hi - 1`` into rows ``lo .. hi - 1``;
+    ``out_side int32[count, cap, n_sides, OS_LEN]``, ``out_deal int32[count, cap, OD_LEN]``,
+    ``out_match int64[count, 2]`` (deals played, winner or -1)."""
     pack_n = 104 + rp[R_N_JOKERS]
     target = rp[R_MATCH_TARGET]
     cap = min(rp[R_MAX_MATCH_DEALS], out_side.shape[1])
     n_sides = out_side.shape[2]
     n_seats = rp[R_N_SEATS]
-    for i in prange(count):
+    for i in range(lo, hi):
         m = start + i
         st = new_state_nb(1, n_sides)
         scr = new_state_nb(1, n_sides)
@@ -167,17 +168,12 @@ def simulate_match_chunk(
         out_side = np.zeros((n, cap, n_sides, S.OS_LEN), dtype=np.int32)
         out_deal = np.zeros((n, cap, S.OD_LEN), dtype=np.int32)
         out_match = np.zeros((n, 2), dtype=np.int64)
-        _simulate_matches_nb(
-            rp,
-            sids,
-            prm,
-            np.uint64(seed),
-            np.int64(s0),
-            np.int64(n),
-            bool(check),
-            out_side,
-            out_deal,
-            out_match,
+        in_threads(
+            lambda lo, hi, s0=s0, o=(out_side, out_deal, out_match): _simulate_matches_nb(
+                rp, sids, prm, np.uint64(seed), np.int64(s0), np.int64(lo), np.int64(hi), bool(check), *o
+            ),
+            n,
+            1,
         )
         parts.append(_match_columns(s0, out_side, out_deal, out_match))
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
