@@ -232,7 +232,7 @@ def reset_state(st):
     st.sc[SC_LOG_ON] = log_on
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(cache=True, _nrt=False, inline="always")  # IR-inlined: no compile per argument-type combination
 def log_event(st, code, seat, a, b):
     """Append one record to the action log when logging is on."""
     if st.sc[SC_LOG_ON] != 1:
