@@ -4,7 +4,7 @@ A chunk is fully determined by ``(seed, rules, strategies, first deal, count)``
 (:class:`ChunkTask`), so it gives the same rows wherever it runs:
 
 - ``threads`` (default): one chunk after another in this process, each chunk's
-  deals spread over numba threads (``prange``);
+  deals spread over ``numba.get_num_threads()`` threads (:func:`tranca_sim.engine.kernel.in_threads`);
 - ``processes``: :mod:`joblib` (loky) worker processes on this machine, one chunk
   per task, each worker with ``threads`` numba threads (default 1);
 - ``dask``: a :mod:`dask.distributed` cluster, a ``LocalCluster`` started here

@@ -13,7 +13,7 @@ Modules, in the order a deal uses them:
 - :mod:`.observe` -- the player's :data:`~.obs.Obs` built from the state.
 - :mod:`.deal` -- deal setup and the turn loop that asks the strategies.
 - :mod:`.search` -- the search player's worlds, rollouts and decision (:mod:`strategies.pimc`).
-- :mod:`.kernel` -- the ``prange`` batch kernel and its Python wrappers
+- :mod:`.kernel` -- the batch kernel (a range of deals, run on threads) and its Python wrappers
   (:func:`simulate_chunk`, :func:`play_deck`, :func:`play_position`, :func:`deck_of`).
 - :mod:`.match` -- matches deal after deal to the target (:func:`simulate_match_chunk`).
 - :mod:`.opening` -- the minimum first meld of a deal (004 variation, E25).
@@ -36,6 +36,17 @@ stays a call.  The big ones (the run listing of :mod:`.runs` and
 the kernels) are not marked: each is compiled once, not copied into every
 caller, so the first compile stays affordable.  A new function that takes the
 ``State`` and runs every turn should follow the same rule.
+
+The first compile (issue 9, benchmarks/README.md "The first compile made smaller"): numba
+optimises and generates the machine code of a function's whole call tree again for every function
+that is compiled on its own (a library), so the levels above :func:`.deal.play_turn` are kept
+few: ``kernel._play_one`` and :func:`.deal.play_deal` are inlined into the kernels at numba's IR
+level (``inline="always"``, no library of their own), the batch and match kernels are plain
+``nogil`` functions over a range run on threads (:func:`.kernel.in_threads`; a ``prange`` loop is
+two more libraries), and ``state.log_event`` is IR-inlined too (as an LLVM-inlined function it
+compiled once per combination of argument types, about a fifth of the compile).  Use
+``inline="always"`` for thin functions between the kernels and ``play_turn``, never for
+``play_turn`` itself or the big listings (their copies would multiply the compile).
 """
 
 from __future__ import annotations
