@@ -126,10 +126,10 @@ def parse_rule_args(items) -> dict:
 
 
 #: How long a first compile takes, as the messages say it: the engine without the search player
-#: (the default, strategies/user.py) at numba's optimisation level 1 (tranca_sim/_cache.py) took
-#: about 90 s of CPU time on a loaded machine, the engine with the search player more
-#: (benchmarks/README.md "Engine speed (issue 9)", compile_profile.py)
-COMPILE_TIME = "one to two minutes, more on a busy machine"
+#: (the default, strategies/user.py) at numba's optimisation level 1 (tranca_sim/_cache.py), with
+#: few levels above play_turn, took 45 s of CPU time on a nearly idle machine, the engine with the
+#: search player 80 s (benchmarks/README.md "The first compile made smaller", compile_profile.py)
+COMPILE_TIME = "about a minute, more on a busy machine"
 
 
 def strategy_meta(side: str, spec) -> dict:
