@@ -126,7 +126,7 @@ def test_pooled_baseline_is_said_in_report_and_charts(tmp_path):
         assert note in md.split("\n" + section + "\n")[1].split("##")[0]
     info = charts.ChartInfo("foot", data.baseline_label, reports.pooled_note(data, short=True))
     fig = charts.end_reason_plot(reports.end_reason_table(data), info)
-    assert any("against every variant, pooled" in t.get_text() for t in fig.axes[0].texts)
+    assert any("against every variant, pooled" in t.get_text().replace("\n", " ") for t in fig.axes[0].texts)
     fixed = reports.ReportData(d, dict(data.spec, design="fixed-opponent"), data.comparison, None, data.deals)
     assert reports.pooled_note(fixed) == ""  # the baseline plays only the opponent there
 

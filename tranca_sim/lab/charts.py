@@ -26,6 +26,7 @@ from matplotlib.lines import Line2D
 from matplotlib.transforms import offset_copy
 
 from .._plural import plural
+from .chart_text import FOOT_SEP, _fitted, _title, fit_titles, wrap_items  # noqa: F401 (FOOT_SEP, fit_titles: public here too)
 
 #: resolution of the PNG files (modest: the reports are committed)
 PNG_DPI = 110
@@ -83,6 +84,38 @@ class ChartInfo:
     seats: int = 4
 
 
+def _baseline_row(info: ChartInfo, legend: bool = False) -> str | None:
+    """How the baseline's own row (or series) is labelled where it is not a variant's opponent
+    like the others: pooled over every variant's decks (duplicate design) or the all-baseline
+    control table (rotation); None where it is like the others (``info.pooled`` empty)."""
+    if not info.pooled:
+        return None
+    rotation = info.design == "rotation"
+    if legend:
+        what = "control table" if rotation else "pooled"
+        b = info.baseline
+        return f"{b[:-1]}, {what})" if b.endswith(")") else f"{b} ({what})"
+    return f"{info.baseline}\n" + ("the all-baseline table" if rotation else "pooled over the variants")
+
+
+def _row_labels(labels: list[str], info: ChartInfo) -> list[str]:
+    """Tick labels of the strategies' rows, each line shortened; the baseline's row says it is
+    pooled (or the control table) on a second line (:func:`_baseline_row`)."""
+    base = _baseline_row(info)
+    out = []
+    for lab in labels:
+        text = base if base is not None and lab == info.baseline else lab
+        out.append("\n".join(textwrap.shorten(x, 42, placeholder="…") for x in text.split("\n")))
+    return out
+
+
+def _mark_baseline_row(ax, labels: list[str], pos, info: ChartInfo) -> None:
+    """A rule under the baseline's row when it is the pooled (or control-table) row, drawn once,
+    on top, apart from the variants' rows."""
+    if _baseline_row(info) is not None and len(labels) > 1 and labels[0] == info.baseline:
+        ax.axhline(pos[0] - 0.5, color="#999999", lw=0.8, ls="--")
+
+
 def _with_pooled(text: str, info: ChartInfo) -> str:
     return f"{text}; {info.pooled}" if info.pooled else text
 
@@ -94,16 +127,9 @@ def _figure(height: float, info: ChartInfo, legend_in: float = 0.0) -> Figure:
     FigureCanvasAgg(fig)
     bottom = (_FOOT_IN + legend_in) / height
     fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-    text = "\n".join(textwrap.wrap(info.footnote, 150)) or " "
+    text = "\n".join(wrap_items(info.footnote, 150)) or " "
     fig.text(0.01, 0.012, text, fontsize=7, color="#555555", ha="left", va="bottom")
     return fig
-
-
-def _title(ax, title: str, subtitle: str = "", width: int = 120) -> None:
-    lines = textwrap.wrap(subtitle, width)
-    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=11, loc="left", pad=6 + 10 * len(lines))
-    if lines:
-        ax.text(0, 1.01, "\n".join(lines), transform=ax.transAxes, fontsize=8, color="#444444", va="bottom")
 
 
 def _below(fig: Figure, ax, x: float = 0.5) -> dict:
@@ -127,6 +153,7 @@ def _mean_ci_text(mean: float, lo: float, hi: float) -> str:
 
 
 # ---- forest plot -----------------------------------------------------------------------
+@_fitted
 def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = None) -> Figure:
     """Forest plot: each variant's mean score difference against the baseline with its 95%
     interval, sorted by effect, a zero line, Holm-significant variants in red.
@@ -205,7 +232,7 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
             label=f"significant after Holm correction ({k} of the {n} drawn)",
         ),
         Line2D([], [], color=_NOT, marker="s", mfc="white", lw=2, label="not significant after Holm"),
-    ]
+    ][: 1 if k == n else 2]  # (the count says when none is significant; no grey mark when none is drawn)
     ax.annotate(
         "mean [95% interval]",
         xy=(1.01, n - 0.3),
@@ -228,6 +255,7 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
 
 
 # ---- score distributions -------------------------------------------------------------
+@_fitted
 def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
     """Distribution of the per-deal score of each strategy: violin, quartile box, 5-95%
     whiskers and the mean (diamond).
@@ -270,7 +298,8 @@ def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
     )
     means = [float(np.mean(d)) if len(d) else np.nan for d in data]
     ax.plot(means, pos, "D", color=_SIG, ms=5, label="mean")
-    ax.set_yticks(pos, [textwrap.shorten(lab, 42, placeholder="…") for lab in labels])
+    ax.set_yticks(pos, _row_labels(labels, info))
+    _mark_baseline_row(ax, labels, pos, info)
     ax.axvline(0, color="black", lw=0.6)
     ax.set_xlabel("score of the side in the deal (points per deal)")
     ax.grid(axis="x", color="#dddddd", lw=0.6)
@@ -294,6 +323,7 @@ def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
 
 
 # ---- sweep curves ----------------------------------------------------------------------
+@_fitted
 def sweep_plot(
     sweep: pl.DataFrame, info: ChartInfo, note: str = "", baseline_value: float | None = None
 ) -> Figure:
@@ -320,10 +350,15 @@ def sweep_plot(
         x = np.arange(len(values), dtype=float)  # evenly spaced: the grid is categorical
         m, lo, hi = (s[c].to_numpy().astype(float) for c in ("mean", "lo", "hi"))
         sig = s["p_holm"].to_numpy().astype(float) < 0.05
-        ax.fill_between(x, lo, hi, color="#aed6f1", alpha=0.8, lw=0, label="95% interval")
+        # the legend lists only what is drawn: no interval (too few units), no significant point ...
+        if np.isfinite(lo).any() and np.isfinite(hi).any():
+            ax.fill_between(x, lo, hi, color="#aed6f1", alpha=0.8, lw=0, label="95% interval")
         ax.plot(x, m, "-", color="#1b4f72", lw=1.5)
-        ax.plot(x[~sig], m[~sig], "s", color=_NOT, mfc="white", ls="", label="not significant after Holm")
-        ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label="significant after Holm")
+        shown = np.isfinite(m)
+        if (~sig & shown).any():
+            ax.plot(x[~sig], m[~sig], "s", color=_NOT, mfc="white", ls="", label="not significant after Holm")
+        if (sig & shown).any():
+            ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label="significant after Holm")
         ax.axhline(0, color="black", lw=0.8)
         ax.set_xlabel(f"value of {param} (grid values evenly spaced, not to scale)")
         ax.set_ylabel(f"variant − {info.baseline}\n(points per deal)")
@@ -332,7 +367,8 @@ def sweep_plot(
         ax.set_xticks(x, ticks)
         if len(x) > 12:
             ax.tick_params(axis="x", labelsize=7)
-        ax.legend(fontsize=8, loc="best", framealpha=0.9)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="best", framealpha=0.9)
         _title(ax, f"Score difference against {info.baseline} as {param} changes", note)
     if not params:
         _empty(axes[0], "no sweep in this experiment")
@@ -340,9 +376,11 @@ def sweep_plot(
 
 
 # ---- binned means ---------------------------------------------------------------------
-def _binned(ax, table: pl.DataFrame, xcol: str, order: list) -> None:
-    """Mean score with its 95% interval for each x category, one offset series per label."""
+def _binned(ax, table: pl.DataFrame, xcol: str, order: list, info: ChartInfo | None = None) -> int:
+    """Mean score with its 95% interval for each x category, one offset series per label; the
+    number of points drawn (points from fewer than :data:`MIN_BIN_N` side-deals are not)."""
     labels = table["label"].unique(maintain_order=True).to_list()
+    drawn = 0
     width = 0.7 / max(len(labels), 1)
     x0 = np.arange(len(order))
     for j, lab in enumerate(labels):
@@ -351,6 +389,11 @@ def _binned(ax, table: pl.DataFrame, xcol: str, order: list) -> None:
         xs = np.array([at[v] for v in t[xcol].to_list()], dtype=float) + (j - (len(labels) - 1) / 2) * width
         m, lo, hi = (t[c].to_numpy().astype(float) for c in ("mean_score", "lo", "hi"))
         color = _SERIES[j % len(_SERIES)]
+        drawn += len(xs)
+        if not len(xs):  # nothing of this strategy drawn: no legend entry either
+            continue
+        if info is not None and lab == info.baseline:
+            lab = _baseline_row(info, legend=True) or lab
         ax.errorbar(
             xs,
             m,
@@ -366,6 +409,23 @@ def _binned(ax, table: pl.DataFrame, xcol: str, order: list) -> None:
     ax.set_xticks(x0, [str(v) for v in order])
     ax.grid(axis="y", color="#eeeeee", lw=0.6)
     ax.set_axisbelow(True)
+    return drawn
+
+
+def _none_drawn(ax, table: pl.DataFrame, nothing: str, lead: str = "") -> None:
+    """Say in an axes where :func:`_binned` drew no point why: ``nothing`` when ``table`` has no
+    row (e.g. no side-deal in which the side made a canasta), else that every point comes from
+    fewer than :data:`MIN_BIN_N` side-deals; ``lead`` is said first."""
+    if table.height == 0:
+        why = nothing
+    else:
+        why = (
+            f"too few deals to draw: every point comes from fewer than {MIN_BIN_N} side-deals "
+            f"(the most: {int(table['n'].max())}); play more deals"
+        )
+    ax.text(0.5, 0.5, "\n".join(textwrap.wrap(lead + why, 48)), ha="center", va="center",
+            transform=ax.transAxes, color="#555555", fontsize=9)  # fmt: skip
+    ax.tick_params(axis="y", left=False, labelleft=False)  # no scale: nothing drawn on it
 
 
 def _series_legend(fig: Figure, ax, x: float = 0.5) -> None:
@@ -378,6 +438,7 @@ def _series_legend(fig: Figure, ax, x: float = 0.5) -> None:
         )  # fmt: skip
 
 
+@_fitted
 def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo, note: str = "") -> Figure:
     """Mean final score by the turn the side took its morto (binned), with 95% intervals;
     "never taken" is its own category at the right.
@@ -392,7 +453,11 @@ def morto_turn_plot(morto: pl.DataFrame, info: ChartInfo, note: str = "") -> Fig
     fig = _figure(4.6, info)
     ax = fig.add_subplot()
     order = morto.select("bin", "bin_order").unique().sort("bin_order")["bin"].to_list()
-    _binned(ax, morto, "bin", order)
+    if not _binned(ax, morto, "bin", order, info):
+        none_taken = morto.height > 0 and morto.filter(pl.col("bin") != "never taken").height == 0
+        _none_drawn(
+            ax, morto, "no deals", "no side picked up its morto in these deals; " if none_taken else ""
+        )
     _series_legend(fig, ax)
     if order and order[-1] == "never taken":
         ax.axvline(len(order) - 1.5, color="#999999", lw=0.8, ls=":")
@@ -429,10 +494,15 @@ def red3_plot(red3: pl.DataFrame, info: ChartInfo, note: str = "") -> Figure:
     order = sorted(red3["red3_count"].unique().to_list()) or [0]
     for ax, has, name in ((axes[0], True, "side made a canasta"), (axes[1], False, "side made no canasta")):
         t = red3.filter(pl.col("has_canasta") == has)
-        _binned(ax, t, "red3_count", order)
+        if not _binned(ax, t, "red3_count", order, info):
+            _none_drawn(ax, t, f"no side-deal in which the {name}")
         ax.set_xlabel("red 3s of the side (count)")
         ax.set_title(name, fontsize=9, loc="left")
-    handles, labels = axes[0].get_legend_handles_labels()
+    seen = {}  # the strategies drawn in either panel, once each
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    handles, labels = list(seen.values()), list(seen)
     if handles:  # a figure legend in the space kept free above the footnote, outside the layout
         fig.legend(
             handles, labels, loc="lower center", bbox_to_anchor=(0.5, _FOOT_IN / fig.get_figheight()),
@@ -446,6 +516,7 @@ def red3_plot(red3: pl.DataFrame, info: ChartInfo, note: str = "") -> Figure:
 
 
 # ---- how deals end -------------------------------------------------------------------
+@_fitted
 def end_reason_plot(ends: pl.DataFrame, info: ChartInfo) -> Figure:
     """Stacked horizontal bars: for each strategy, the share of its deals that ended with its
     side going out, the other side going out, the stock running out, or the turn limit.
@@ -477,7 +548,8 @@ def end_reason_plot(ends: pl.DataFrame, info: ChartInfo) -> Figure:
             if s >= 0.06:
                 ax.text((lft + s / 2) * 100, p, f"{s:.0%}", ha="center", va="center", fontsize=7.5)
         left += share
-    ax.set_yticks(pos, [textwrap.shorten(lab, 42, placeholder="…") for lab in labels])
+    ax.set_yticks(pos, _row_labels(labels, info))
+    _mark_baseline_row(ax, labels, pos, info)
     ax.set_xlim(0, 100)
     ax.set_xlabel("share of the strategy's deals (%)")
     ax.legend(fontsize=8, ncol=2, loc="upper center", frameon=False, **_below(fig, ax))

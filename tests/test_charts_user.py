@@ -1,0 +1,119 @@
+"""The last fresh user's findings in the charts, checked on the matplotlib figures: the footnote
+wrapped between its items, subtitles inside the figure, a note where a panel has no point, the
+pooled baseline row labelled as such, legends that list only what is drawn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lab_synthetic as L
+import numpy as np
+import polars as pl
+
+from tranca_sim.lab import charts, reports
+
+FOOT = (
+    "experiment tranca-3p-tips · preset tranca-3p · design rotation · 2 000-10 000 decks "
+    "(6 000-30 000 deals) per variant · seed 20261130 · tranca-sim 0.1.0"
+)
+
+
+def _footnote_lines(fig) -> list[str]:
+    return next(t for t in fig.texts if t.get_text().startswith("experiment ")).get_text().split("\n")
+
+
+def test_the_footnote_wraps_between_items_never_inside_one():
+    # the footnote of reports/tranca-3p-tips: textwrap broke "tranca-sim | 0.1.0"
+    assert len(FOOT) > 150
+    fig = charts.forest_plot(L.comparison().head(3), charts.ChartInfo(FOOT))
+    lines = _footnote_lines(fig)
+    assert len(lines) == 2 and lines[1] == "tranca-sim 0.1.0", lines
+    assert " · ".join(lines) == FOOT
+    for item in FOOT.split(" · "):
+        assert any(item in line for line in lines), item
+    # an item longer than a line is wrapped on its own
+    assert charts.wrap_items("a · " + "x " * 10 + "· b", 8) == ["a", "x x x x", "x x x x", "x x · b"]
+
+
+def _inside(fig, text) -> bool:
+    fig.draw_without_rendering()
+    return text.get_window_extent(fig.canvas.get_renderer()).x1 <= fig.bbox.x1
+
+
+def test_a_subtitle_after_long_row_labels_stays_inside_the_figure():
+    """The three-player score chart: labels 'opponent: basic (beside a variant)' push the axes right;
+    its subtitle ran past the figure's right edge."""
+    labels = ["basic (baseline)", "morto_stock=20", "opponent: basic (beside a variant), 42 chars"]
+    rng = np.random.default_rng(1)
+    scores = pl.DataFrame({"label": np.repeat(labels, 50), "score": rng.normal(400, 300, 150)})
+    info = charts.ChartInfo(
+        FOOT, "basic (baseline)", "basic (baseline): at an all-baseline table", "rotation", 3
+    )
+    fig = charts.score_distribution_plot(scores, info)
+    ax = fig.axes[0]
+    (sub,) = [t for t in ax.texts if t.get_text().startswith("every deal counts")]
+    assert _inside(fig, sub)
+    words = sub.get_text().replace("\n", " ")
+    assert words.endswith("basic (baseline): at an all-baseline table")  # all of it, wrapped, not cut
+    assert _inside(fig, ax.title) or ax.title.get_text() == ""
+
+
+def test_binned_panels_without_a_point_say_why():
+    data = L.report_data(Path("."), with_sweep=False)
+    tiny = data.deals.filter(pl.col("deal_index") < 2)  # two deals: every point from < 30 side-deals
+    data2 = reports.ReportData(data.dir, data.spec, data.comparison, None, tiny)
+    info = charts.ChartInfo("foot", data.baseline_label)
+    fig = charts.morto_turn_plot(reports.morto_turn_table(data2), info)
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts).replace("\n", " ")
+    assert "too few deals to draw: every point comes from fewer than 30 side-deals" in texts, texts
+    assert fig.axes[0].get_legend() is None  # no strategy listed whose points are not drawn
+    # nobody picked up a morto: said so
+    never = tiny.with_columns(morto_turn=pl.lit(-1, dtype=tiny["morto_turn"].dtype))
+    data3 = reports.ReportData(data.dir, data.spec, data.comparison, None, never)
+    fig = charts.morto_turn_plot(reports.morto_turn_table(data3), info)
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts).replace("\n", " ")
+    assert "no side picked up its morto in these deals" in texts, texts
+    fig = charts.red3_plot(reports.red3_table(data2), info)
+    for ax in fig.axes[:2]:
+        said = " ".join(t.get_text() for t in ax.texts).replace("\n", " ")
+        assert "too few deals to draw" in said or "no side-deal in which the side made" in said, said
+    assert not fig.legends
+
+
+def test_the_pooled_baseline_row_is_labelled_and_set_apart():
+    data = L.report_data(Path("."), with_sweep=False)
+    info = charts.ChartInfo("foot", data.baseline_label, reports.pooled_note(data, short=True), "duplicate")
+    scores = reports._in_order(data.deals.select("label", "score"), reports._order(data))
+    for fig in (
+        charts.score_distribution_plot(scores, info),
+        charts.end_reason_plot(reports.end_reason_table(data), info),
+    ):
+        ax = fig.axes[0]
+        ticks = [t.get_text() for t in ax.get_yticklabels()]
+        assert ticks[0] == f"{data.baseline_label}\npooled over the variants", ticks
+        assert sum("pooled" in t for t in ticks) == 1  # drawn once, on top
+        rules = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+        assert len(rules) == 1  # the rule between it and the variants
+    fig = charts.morto_turn_plot(reports.morto_turn_table(data), info)
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend[0] == "basic (baseline, pooled)", legend
+    # fixed-opponent design: no pooled row, plain labels
+    plain = charts.ChartInfo("foot", data.baseline_label)
+    ticks = [t.get_text() for t in charts.score_distribution_plot(scores, plain).axes[0].get_yticklabels()]
+    assert ticks[0] == data.baseline_label
+
+
+def test_the_sweep_legend_lists_only_marks_drawn():
+    sweep = pl.DataFrame(
+        {"param": ["morto_stock"] * 3, "value": [30.0, 15.0, 0.0], "variant": ["a", "b", "c"],
+         "n_units": [1] * 3, "mean": [0.0, -315.0, -315.0], "lo": [np.nan] * 3, "hi": [np.nan] * 3,
+         "p_value": [np.nan] * 3, "p_holm": [np.nan] * 3}
+    )  # fmt: skip
+    fig = charts.sweep_plot(sweep, charts.ChartInfo("foot", "basic (baseline)"))
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["not significant after Holm"], legend  # no interval band, no red point drawn
+    c = L.comparison().head(3).with_columns(holm_significant=pl.Series([True] * 3))
+    legend = [
+        t.get_text() for t in charts.forest_plot(c, charts.ChartInfo("f")).axes[0].get_legend().get_texts()
+    ]
+    assert legend == ["significant after Holm correction (3 of the 3 drawn)"]
