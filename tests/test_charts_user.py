@@ -1,6 +1,7 @@
 """The last fresh user's findings in the charts, checked on the matplotlib figures: the footnote
 wrapped between its items, subtitles inside the figure, a note where a panel has no point, the
-pooled baseline row labelled as such, legends that list only what is drawn."""
+pooled baseline row labelled as such, legends that list only what is drawn, the tune trace's
+phases on its x axis."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from tranca_sim.lab import charts, reports
+from tranca_sim.lab.tune_report import trace_figure
 
 FOOT = (
     "experiment tranca-3p-tips · preset tranca-3p · design rotation · 2 000-10 000 decks "
@@ -117,3 +119,22 @@ def test_the_sweep_legend_lists_only_marks_drawn():
         t.get_text() for t in charts.forest_plot(c, charts.ChartInfo("f")).axes[0].get_legend().get_texts()
     ]
     assert legend == ["significant after Holm correction (3 of the 3 drawn)"]
+
+
+def test_the_tune_trace_names_its_phases_on_the_x_axis():
+    rows = [{"round": 1, "stage": "search", "trial": i, "mean": float(i)} for i in range(40)]
+    conf = {"mean": 30.0, "lo": 25.0, "hi": 35.0, "decks": 100}
+    result = {
+        "rounds": [
+            {"round": 1, "opponent_label": "basic", "played": 40, "confirmation": conf, "selection_mean": 33.0,
+             "beats_opponent": True}
+        ],
+        "final": conf, "preset": "tranca", "base_label": "basic", "champion_label": "basic:x=1",
+        "opponent_label": "basic",
+    }  # fmt: skip
+    fig = trace_figure(rows, result)
+    ax = fig.axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks[-2:] == ["selection", "confirmation"], ticks
+    assert all(float(x) <= 40 for x in ax.get_xticks()[:-2])  # numbered ticks only under the search
+    assert ax.get_xlabel().startswith("search: each candidate")

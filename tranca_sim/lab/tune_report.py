@@ -56,6 +56,7 @@ def trace_figure(rows: list[dict], result: dict):
     fresh decks (mean and 95% interval, band). Returns a matplotlib ``Figure``."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     rounds = result["rounds"]
     n = max(1, len(rounds))
@@ -88,7 +89,15 @@ def trace_figure(rows: list[dict], result: dict):
                 zorder=3,
             )
         c = rd["confirmation"]
-        x_end = len(y) + max(2, len(y) // 20)
+        # the winner's two later phases right of the search, each with its own tick label
+        gap = max(3, len(y) // 6)
+        x_sel, x_end = len(y) + gap, len(y) + 2 * gap
+        ax.axvline(len(y) + gap / 2, color="#999999", lw=0.8, ls=":", zorder=1)
+        ticks = [
+            t for t in MaxNLocator(nbins=6, integer=True).tick_values(1, max(len(y), 1)) if 0 <= t <= len(y)
+        ]
+        ax.set_xticks([*ticks, x_sel, x_end], [f"{t:g}" for t in ticks] + ["selection", "confirmation"])
+        ax.set_xlim(-0.02 * x_end, x_end + gap * 0.75)
         ax.axhspan(c["lo"], c["hi"], color="#c0392b", alpha=0.18, zorder=1)
         ax.errorbar(
             [x_end],
@@ -101,7 +110,7 @@ def trace_figure(rows: list[dict], result: dict):
             zorder=4,
         )
         ax.scatter(
-            [x_end - 1],
+            [x_sel],
             [rd["selection_mean"]],
             marker="D",
             s=28,
@@ -136,7 +145,11 @@ def trace_figure(rows: list[dict], result: dict):
                 bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.5},
                 zorder=5,
             )
-    axes[-1].set_xlabel("candidate, in the order the optimiser asked for it (search stage)", fontsize=8)
+    axes[-1].set_xlabel(
+        "search: each candidate in the order the optimiser asked for it\nright of the dotted line: the "
+        "round's winner on the selection decks and on fresh decks (confirmation)",
+        fontsize=8,
+    )
     # one legend under the panels, where it hides no candidate (inside a panel it covered some)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7, frameon=False)
