@@ -1,4 +1,4 @@
-"""Text in the charts of :mod:`tranca_sim.lab.charts` and the tune trace: the footnote wrapped
+"""Text in the charts of :mod:`tranca_sim.lab.charts`: the footnote wrapped
 between its items, titles and subtitles wrapped to fit inside the figure."""
 
 from __future__ import annotations
