@@ -159,10 +159,12 @@ from tranca_sim.engine.obs import (
     PUB_CLEAN,
     PUB_HAND_N,
     PUB_LOCKED,
+    PUB_MELD_MIN,
     PUB_MORTO,
     PUB_N_MELDS,
     PUB_N_SEATS,
     PUB_N_SIDES,
+    PUB_NO_DISCARD,
     PUB_PILE_N,
     PUB_PILE_TOP,
     PUB_RED3,
@@ -174,7 +176,6 @@ from tranca_sim.engine.obs import (
     act_type,
     act_x,
     act_y,
-    may_discard,
     must_meld_on,
     next_seat,
     seat_side,
@@ -202,6 +203,7 @@ from tranca_sim.rules import (
     R_MELD_SETS,
     R_MORTO_SIZE,
     R_MORTO_STOCK_TAKEN,
+    R_MORTOS_FACE_UP,
     R_SEVERAL_RUNS,
     R_STOCK_OUT,
     R_THREES_SPECIAL,
@@ -619,11 +621,21 @@ def _open_pile_useful(prm, obs):
 
 @njit(cache=True, _nrt=False)
 def choose_draw(prm, obs, acts, n, rng):
+    # Most draws list the stock alone: this small function (which the compiler can inline into the
+    # engine's turn) answers those at once, without the call of the whole choice.
+    if n == 1:
+        return 0  # the stock alone, or (stock exhausted) the one capture: what _choose_draw picks
+    return _choose_draw(prm, obs, acts, n, rng)
+
+
+@njit(cache=True, _nrt=False)
+def _choose_draw(prm, obs, acts, n, rng):
     side = obs.pub[PUB_SIDE]
-    wilds = _wilds(obs.hand)
     seat = obs.pub[PUB_SEAT]
-    close = obs.pub[PUB_CAN_EMPTY] != 0 and obs.pub[PUB_HAND_N + seat] <= CLOSE_HAND
-    wild_ok = prm[P_NEVER_WILD] == 0.0 and (prm[P_WILD_RESERVE] == 0.0 or wilds >= 2 or close)
+    wild_ok = prm[P_NEVER_WILD] == 0.0
+    if wild_ok and prm[P_WILD_RESERVE] != 0.0:
+        close = obs.pub[PUB_CAN_EMPTY] != 0 and obs.pub[PUB_HAND_N + seat] <= CLOSE_HAND
+        wild_ok = _wilds(obs.hand) >= 2 or close
     stock = -1
     best = -1
     best_score = -1
@@ -700,9 +712,9 @@ def choose_meld(prm, obs, acts, n, rng):
     close = may_empty and hn <= CLOSE_HAND  # wild_reserve: close to emptying the hand
     locked = obs.pub[PUB_LOCKED] != 0
     own = _set_ranks(obs, side)
-    n_clean = 0
-    n_open = 0
-    for m in range(n_melds):
+    n_clean = 0  # read by keep_clean only
+    n_open = 0  # read by long_meld only
+    for m in range(n_melds if prm[P_KEEP_CLEAN] != 0.0 or prm[P_LONG_MELD] > 0.0 else 0):
         if obs.mh[side, m, MH_TYPE] != MT_BLACK3:
             if obs.mh[side, m, MH_WILD] == 0:
                 n_clean += 1
@@ -776,7 +788,7 @@ def choose_meld(prm, obs, acts, n, rng):
         if s > best_score:
             best_score = s
             best = i
-    if best < 0 and must_meld_on(obs):
+    if best < 0 and obs.pub[PUB_MELD_MIN] > 0 and must_meld_on(obs):
         best = 0  # E25: a first meld short of the minimum is finished (the first listed action leads there)
     return best
 
@@ -902,11 +914,13 @@ def choose_discard(prm, obs, rng):
     prv = seat - 1 if seat > 0 else n_seats - 1
     opp = seat_side(obs, nxt)  # the next player's side: the one that could take the pile
     own = _set_ranks(obs, side) if prm[P_PARTNER] != 0.0 else 0
-    opp_ranks = _set_ranks(obs, opp)
     safe = prm[P_SAFE_DISCARD] != 0.0
     lock = prm[P_BLACK3_LOCK] != 0.0
+    opp_ranks = _set_ranks(obs, opp) if safe or lock else 0  # read by safe_discard and black3_lock only
     runs = obs.rp[R_MELD_RUNS] != 0
-    seen_pairs = opp_morto_pairs(obs, side) if prm[P_MORTO_SEEN] != 0.0 else 0
+    seen_pairs = 0  # opp_morto_pairs is 0 with the mortos face down: no call then
+    if prm[P_MORTO_SEEN] != 0.0 and obs.rp[R_MORTOS_FACE_UP] != 0:
+        seen_pairs = opp_morto_pairs(obs, side)
     z4 = (0, 0, 0, 0)
     ext_own, cov_own, ext_opp = z4, z4, z4
     if runs:
@@ -915,24 +929,28 @@ def choose_discard(prm, obs, rng):
     best = -1
     best_keep = 1 << 30
     b3 = -1
-    for k in range(N_KINDS):
-        if not may_discard(obs, k):
+    wilds_meld = obs.rp[R_MAX_WILDS] > 0
+    special = obs.rp[R_THREES_SPECIAL] != 0
+    sets = obs.rp[R_MELD_SETS] != 0
+    no_discard = obs.pub[PUB_NO_DISCARD]
+    for k in range(min(N_KINDS, hand.shape[0])):
+        if hand[k] <= 0 or k == no_discard:  # may_discard
             continue
-        if is_wild(k) and obs.rp[R_MAX_WILDS] > 0:
+        if is_wild(k) and wilds_meld:
             keep = 1000
         elif is_wild(k):  # max_wilds = 0: no meld takes a wild
-            if runs and k != JOKER and obs.rp[R_THREES_SPECIAL] == 0:
+            if runs and k != JOKER and not special:
                 keep = (
                     _run_keep_t(obs, ext_own, cov_own, k) - obs.rp[R_VALUES + k] // 5
                 )  # the natural of place 2
             else:
                 keep = -1000 - obs.rp[R_VALUES + k]  # a dead card: only costs its value in hand
-        elif is_black3(k) and obs.rp[R_THREES_SPECIAL] != 0:
+        elif is_black3(k) and special:
             b3 = k
             keep = 900 if lock else 19  # black3_lock: a defensive card; else junk like a lone 5
         else:
             r = k % 13 + 1
-            if obs.rp[R_MELD_SETS] != 0:
+            if sets:
                 keep = 20 * n_naturals(hand, r) - obs.rp[R_VALUES + k] // 5
             else:
                 keep = -obs.rp[R_VALUES + k] // 5  # runs only: a pair of a rank is no meld
