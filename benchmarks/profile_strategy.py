@@ -315,7 +315,8 @@ def main() -> int:
     rp = rules.to_array()
     pair = tuple(args.pair.split("-"))
     sids, prm, specs = K._seat_arrays(pair, rules)
-    if any(s.name != args.strategy for s in specs):
+    plays = {args.strategy} | ({"tuned"} if args.strategy == "basic" else set())  # tuned plays basic
+    if any(s.name not in plays for s in specs):
         ap.error(f"--pair {args.pair}: every seat must play --strategy {args.strategy}")
     new = importlib.import_module(f"strategies.{args.strategy}")
     old = _load(args.old, args.strategy, f"_old_{args.strategy}")
