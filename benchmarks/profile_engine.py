@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/profile_engine.py [--deals 20000] [--preset tranca] [--pair basic-basic]
+    python benchmarks/profile_engine.py [--deals 20000] [--preset tranca[,buraco,...]] [--pair basic-basic[,random-random]]
 
 A copy of the engine's turn (:func:`tranca_sim.engine.deal.play_turn`) with the CPU's cycle counter
 (``llvm.readcyclecounter``) read around each phase: listing the legal draws and melds, the
@@ -17,6 +17,7 @@ check says when it no longer does).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -271,34 +272,24 @@ def overhead_nb(n, tm):
         tm[0] += cycles() - t
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--deals", type=int, default=20_000)
-    ap.add_argument("--preset", default="tranca")
-    ap.add_argument("--pair", default="basic-basic")
-    args = ap.parse_args()
-
-    from tranca_sim.rules import get_preset
-
-    rules = get_preset(args.preset)
-    if rules.n_sides != 2 or rules.n_seats != 4:
-        ap.error(f"--preset {args.preset}: the timed copy plays partnership tables (4 seats, 2 sides) only")
+def _profile(rules, pair: str, n: int) -> bool:
+    """Profile ``n`` deals of ``rules`` with ``pair`` (``A-B``); print the table; True if the timed copy
+    played the engine's deals."""
     rp = rules.to_array()
-    sids, prm, _ = K._seat_arrays(tuple(args.pair.split("-")), rules)
-    n = args.deals
+    sids, prm, _ = K._seat_arrays(tuple(pair.split("-")), rules)
     out_side = np.zeros((n, 2, S.OS_LEN), np.int32)
     out_deal = np.zeros((n, S.OD_LEN), np.int32)
     tm = np.zeros(N_PH + 3, np.int64)
     t0 = time.perf_counter()
-    profile_nb(rp, sids, prm, np.uint64(1), 10, out_side[:10], out_deal[:10], tm)  # compile
-    print(f"compiled the timed copy in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    profile_nb(rp, sids, prm, np.uint64(1), 10, out_side[:10], out_deal[:10], tm)  # compile (first call only)
+    print(f"compiled (or loaded) the timed copy in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     tm[:] = 0
     w = time.perf_counter()
     c0 = time.process_time()
     profile_nb(rp, sids, prm, np.uint64(1), n, out_side, out_deal, tm)
     cpu = time.process_time() - c0
     w = time.perf_counter() - w
-    ref = K.simulate_chunk(rules, tuple(args.pair.split("-")), 1, 0, n)
+    ref = K.simulate_chunk(rules, tuple(pair.split("-")), 1, 0, n)
     got = K.columns_from_outputs(out_side, out_deal, 0)
     same = all(np.array_equal(ref[c], got[c]) for c in ref)
     oh = np.zeros(1, np.int64)
@@ -308,7 +299,7 @@ def main() -> int:
     per_timer = oh[0] / 1_000_000
     total = tm[:N_PH].sum()
     cyc_per_us = total / (cpu * 1e6) if cpu > 0 else float("nan")
-    print(f"{args.preset} {args.pair}, {n} deals on one thread: {n / cpu:,.0f} deals per CPU-second "
+    print(f"{rules.name} {pair}, {n} deals on one thread: {n / cpu:,.0f} deals per CPU-second "
           f"({cpu / n * 1e6:.1f} us a deal; wall {w:.1f} s); same deals as simulate_chunk: {same}")  # fmt: skip
     print(f"{'phase':42s} {'cycles/deal':>12s} {'us/deal':>8s} {'share':>6s}")
     for i, name in enumerate(PHASES):
@@ -319,7 +310,35 @@ def main() -> int:
           f"of which found nothing {tm[C_EMPTY_MELD_LISTS] / n:.1f}")  # fmt: skip
     print(f"the counter costs about {per_timer:.0f} cycles a section, about {16 * turns:.0f} sections a deal "
           f"({16 * turns * per_timer / (total / n):.0%} of the timed cycles)")  # fmt: skip
-    return 0 if same else 1
+    print(f"load average {os.getloadavg()[0]:.2f}\n")
+    return same
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--deals", type=int, default=20_000)
+    ap.add_argument("--preset", default="tranca", help="a preset or a comma list (one compile for all)")
+    ap.add_argument("--pair", default="basic-basic", help="a pairing A-B or a comma list")
+    args = ap.parse_args()
+
+    from tranca_sim.rules import PRESETS, get_preset
+
+    names = [p.strip() for p in args.preset.split(",") if p.strip()]
+    for name in names:
+        if name not in PRESETS:
+            ap.error(f"--preset {name}: unknown preset (known: {', '.join(PRESETS)})")
+        rules = get_preset(name)
+        if rules.n_sides != 2 or rules.n_seats != 4:
+            ap.error(f"--preset {name}: the timed copy plays partnership tables (4 seats, 2 sides) only")
+    pairs = [p.strip() for p in args.pair.split(",") if p.strip()]
+    for pair in pairs:
+        if len(pair.split("-")) != 2:
+            ap.error(f"--pair {pair}: give two strategy names joined by '-', e.g. basic-random")
+    ok = True
+    for name in names:
+        for pair in pairs:
+            ok &= _profile(get_preset(name), pair, args.deals)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
