@@ -152,6 +152,8 @@ def list_run_actions(st, rp, seat, acts, n):
     minn = rp[R_MIN_NATURALS]
     lo_min = min_pos(rp)
     jk = hand[JOKER]
+    tw_all = n_twos(hand)
+    below = (1 << lo_min) - 1  # positions under the preset's lowest
     # E6 as _keep_ok(hn - 3, can_empty(...)): the side's test made only when the hand is short
     room = False
     if hn >= 5 or can_empty(st, rp, side):
@@ -164,12 +166,16 @@ def list_run_actions(st, rp, seat, acts, n):
         for s in range(4):
             if not several and not may_open_run(st, rp, side, s):
                 continue
+            base = s * 13
             bits = 0  # bit p: the hand holds the natural of position p of suit s
-            for p in range(lo_min, 15):
-                if hand[pos_kind(s, p)] > 0:
-                    bits |= 1 << p
+            for q in range(13):
+                if hand[base + q] > 0:
+                    bits |= 2 << q  # kind base + q is position q + 1 (the ace low at 1)
+            bits |= (bits & 2) << 13  # the ace also stands at position 14
+            bits &= ~below
             if bits & (bits - 1) == 0:
                 continue  # fewer than two naturals of the suit: no window of three has two
+            own2 = hand[base + 1]
             for p in range(lo_min, 13):
                 w = (bits >> p) & 7
                 if w & (w - 1) == 0:
@@ -180,8 +186,8 @@ def list_run_actions(st, rp, seat, acts, n):
                         n += 1
                 elif wild_ok:
                     o = 0 if not w & 1 else (1 if not w & 2 else 2)
-                    tw = twos_as_wild(hand, s, p + o)
-                    if p <= 2 and p + 2 >= 2 and hand[s * 13 + 1] > 0 and p + o != 2:
+                    tw = tw_all - own2 if p + o == 2 else tw_all  # twos_as_wild(hand, s, p + o)
+                    if p <= 2 and own2 > 0 and p + o != 2:
                         tw -= 1  # the suit's 2 is the natural at position 2 of this window
                     if tw > 0:
                         acts[n] = act(A_RUN_NEW, s * 16 + p, 1 + 2 * o)
@@ -189,7 +195,7 @@ def list_run_actions(st, rp, seat, acts, n):
                     if jk > 0:
                         acts[n] = act(A_RUN_NEW, s * 16 + p, 2 + 2 * o)
                         n += 1
-    wild_any = n_twos(hand) + jk > 0
+    wild_any = tw_all + jk > 0
     for m in range(st.ss[side, SS_N_MELDS]):
         if st.mh[side, m, MH_TYPE] != MT_RUN:
             continue
@@ -207,7 +213,7 @@ def list_run_actions(st, rp, seat, acts, n):
                 and st.mh[side, m, MH_WILD] < maxw
                 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, False))
             ):
-                if twos_as_wild(hand, s, p) > 0:
+                if (tw_all - hand[s * 13 + 1] if p == 2 else tw_all) > 0:  # twos_as_wild(hand, s, p)
                     acts[n] = act(A_RUN_EXT, m, end * 4 + C_TWO)
                     n += 1
                 if jk > 0:
@@ -332,23 +338,6 @@ def _take_run_wild(st, seat, side, m, s, p, joker):
 
 
 @njit(cache=True, _nrt=False)
-def _put_natural(st, side, m, k):
-    st.mc[side, m, k] += 1
-    st.mh[side, m, MH_N] += 1
-    st.mh[side, m, MH_NAT] += 1
-
-
-@njit(cache=True, _nrt=False)
-def _open_run(st, side, s, p):
-    m = open_meld(st, side, MT_RUN, 0)
-    st.mh[side, m, MH_SUIT] = s
-    st.mh[side, m, MH_LO] = p
-    st.mh[side, m, MH_HI] = p + 2
-    st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
-    return m
-
-
-@njit(cache=True, _nrt=False)
 def _fill_run(st, seat, side, m, s, p, y, skip):
     """Fill positions p..p+2 of the new run ``m`` from the hand (all but offset ``skip``,
     already placed): naturals first, then the wild of variant ``y``; log the cards in
@@ -363,7 +352,9 @@ def _fill_run(st, seat, side, m, s, p, y, skip):
         k = pos_kind(s, p + o)
         st.hand[seat, k] -= 1
         st.se[seat, SE_HAND_N] -= 1
-        _put_natural(st, side, m, k)
+        st.mc[side, m, k] += 1  # _put_natural, written in place (a call passes the whole State)
+        st.mh[side, m, MH_N] += 1
+        st.mh[side, m, MH_NAT] += 1
         if o == 0:
             k0 = k
         elif o == 1:
@@ -391,7 +382,11 @@ def apply_run_action(st, rp, seat, a_type, x, y):
     if a_type == A_RUN_NEW:
         s = x // 16
         p = x % 16
-        m = _open_run(st, side, s, p)
+        m = open_meld(st, side, MT_RUN, 0)  # _open_run, written in place
+        st.mh[side, m, MH_SUIT] = s
+        st.mh[side, m, MH_LO] = p
+        st.mh[side, m, MH_HI] = p + 2
+        st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         ks = _fill_run(st, seat, side, m, s, p, y, -1)
         log_event(st, EV_NEW_RUN, seat, m, 3)
         for k in ks:
@@ -407,7 +402,9 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         k = pos_kind(s, p)
         st.hand[seat, k] -= 1
         st.se[seat, SE_HAND_N] -= 1
-        _put_natural(st, side, m, k)
+        st.mc[side, m, k] += 1  # _put_natural, written in place
+        st.mh[side, m, MH_N] += 1
+        st.mh[side, m, MH_NAT] += 1
     else:
         k = _take_run_wild(st, seat, side, m, s, p, c == C_JOKER)
     if end == END_LOW:
@@ -435,7 +432,9 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
             st.mh[side, m, MH_LO] -= 1
         else:
             st.mh[side, m, MH_HI] += 1
-        _put_natural(st, side, m, t)
+        st.mc[side, m, t] += 1  # _put_natural, written in place
+        st.mh[side, m, MH_N] += 1
+        st.mh[side, m, MH_NAT] += 1
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_EXTEND_RUN, seat, m, t + 64 * y)
         count_canastas(st, rp, side)
@@ -446,8 +445,14 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
     q = r
     if r == 1:
         q = 1 if p == 1 else 14
-    m = _open_run(st, side, s, p)
-    _put_natural(st, side, m, t)
+    m = open_meld(st, side, MT_RUN, 0)  # _open_run, written in place
+    st.mh[side, m, MH_SUIT] = s
+    st.mh[side, m, MH_LO] = p
+    st.mh[side, m, MH_HI] = p + 2
+    st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
+    st.mc[side, m, t] += 1  # _put_natural, written in place
+    st.mh[side, m, MH_N] += 1
+    st.mh[side, m, MH_NAT] += 1
     ks = _fill_run(st, seat, side, m, s, p, y, q - p)
     log_event(st, EV_NEW_RUN, seat, m, 3)
     for o in range(3):
