@@ -29,6 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+# tranca_sim's import sets numba's cache directory and optimisation level (tranca_sim/_cache.py); it must
+# come before the first strategy module imports numba, or a script that resolves strategies first
+# would compile the engine again at numba's default level (a fresh user's find)
+import tranca_sim  # noqa: F401
 from strategies.registry import MODULES, PARAM_SETS
 
 N_PARAMS = 32  # width of a parameter row; a strategy uses the first len(PARAMS)

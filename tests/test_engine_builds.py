@@ -254,3 +254,16 @@ def test_the_kernels_compile_at_level_1_unless_numba_opt_is_set(tmp_path):
     assert default[:2] == ["1", 1] and user3[:2] == ["3", 3] and numba_first[:2] == [None, 3]
     assert user1 == default  # the level, not whether it was set by hand, keys the cache
     assert len({default[2], user3[2]}) == 2 and numba_first[2] == user3[2]  # cached apart by level
+
+
+def test_resolving_strategies_first_keeps_level_1(tmp_path):
+    # a script that names its strategies (search included: its module imports numba) before it imports
+    # tranca_sim must get the package's level, not numba's default 3: importing strategies imports
+    # tranca_sim first (a fresh user's find: such a script compiled the engine a second time)
+    saved = os.environ.pop("NUMBA_OPT", None)
+    try:
+        got = _level('import strategies; strategies.resolve("search")', TRANCA_SIM_CACHE_DIR=str(tmp_path))
+    finally:
+        if saved is not None:
+            os.environ["NUMBA_OPT"] = saved
+    assert got[:2] == ["1", 1]

@@ -352,7 +352,8 @@ def run_simulation(
     check : bool
         Run the engine's invariant checks (slower).
     progress : bool
-        On stderr: the line ``compiling the engine (once, <COMPILE_TIME>) ...``
+        On stderr: the line ``compiling the engine (once, <COMPILE_TIME>) ...`` (``the engine with
+        the search player`` when a side plays ``search``: it is built and cached apart)
         when numba's cache holds no kernels yet (:func:`engine_cached`), then
         tqdm bars for the deal logs and for the deals; the deals' bar starts
         after the compile, so its rate and time left are the deals' alone.
@@ -601,7 +602,10 @@ def run_simulation(
     tasks_by_index = {t.index: t for t in tasks}
     cached = engine_cached("_simulate_matches_nb" if matches is not None else "_simulate_nb")
     if progress and not cached:  # a cached start loads in a second or two and says nothing
-        print(f"compiling the engine (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
+        from strategies.user import search_wanted
+
+        which = "the engine with the search player" if search_wanted() else "the engine"
+        print(f"compiling {which} (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
     threads_before = numba.get_num_threads()
     numba.set_num_threads(n_threads)  # restored below: a Python caller's later runs are not affected
     try:
