@@ -58,17 +58,17 @@ def check_rules(rules) -> None:
         )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: no library of its own
 def choose_draw(prm, obs, acts, n, rng):
     return search_choice(PH_DRAW, True, prm, obs, acts, n, rng)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: no library of its own
 def choose_meld(prm, obs, acts, n, rng):
     return search_choice(PH_MELD, prm[2] != 0, prm, obs, acts, n, rng)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: no library of its own
 def choose_discard(prm, obs, rng):
     return search_choice(PH_DISCARD, True, prm, obs, acts_none(obs), 0, rng)
 

@@ -268,7 +268,7 @@ def end_turn(st, seat):
     st.sc[SC_SEAT] = (seat + 1) % 4
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: one level fewer above the rollout turn
 def rollout(st, rp, prm, rngs, acts, pub, hidden, turns):
     """Play on from ``st`` under the rollout policy until the deal ends or ``turns`` turns have
     been played (``turns <= 0``: to the end).  ``rngs`` ``uint64[4, 4]``: one stream per seat."""
@@ -487,7 +487,7 @@ SCRATCH_BYTES = (
 )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: one level fewer above the rollout turn
 def _play_candidate(phase, c, st, rp, me, prm, rngs, acts, pub, hidden, turns):
     """Play candidate ``c`` (an action code, or for ``PH_MELD`` -1 = stop, for ``PH_DISCARD`` a
     kind) for seat ``me`` in world ``st``, finish the turn and roll out."""
