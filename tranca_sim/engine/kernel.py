@@ -201,9 +201,12 @@ def in_threads(play_range: Callable[[int, int], None], count: int, block: int = 
         play_range(0, count)
         return
     blocks = [(lo, min(count, lo + block)) for lo in range(0, count, block)]
-    with ThreadPoolExecutor(max_workers=n, thread_name_prefix="tranca-sim-kernel") as pool:
+    pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="tranca-sim-kernel")
+    try:
         for f in [pool.submit(play_range, lo, hi) for lo, hi in blocks]:
             f.result()
+    finally:  # on an error or Ctrl-C the blocks not started are dropped, the running ones end
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 @njit(cache=True)
