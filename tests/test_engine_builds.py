@@ -267,3 +267,36 @@ def test_resolving_strategies_first_keeps_level_1(tmp_path):
         if saved is not None:
             os.environ["NUMBA_OPT"] = saved
     assert got[:2] == ["1", 1]
+
+
+def test_in_threads_drops_unstarted_blocks_after_an_error():
+    """An error in one block (or Ctrl-C) stops the chunk: the blocks not yet started are not
+    played, the running ones end, and the error reaches the caller (kernel.in_threads)."""
+    import threading
+
+    import numba
+
+    from tranca_sim.engine.kernel import in_threads
+
+    started = []
+    lock = threading.Lock()
+    first = threading.Event()
+
+    def play_range(lo, hi):
+        with lock:
+            started.append(lo)
+        if lo == 0:
+            first.set()
+            raise KeyboardInterrupt
+        first.wait(5)  # the failing block has run before any other block ends
+
+    old = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            in_threads(play_range, 100, block=1)
+    finally:
+        numba.set_num_threads(old)
+    # two threads: block 0 fails, block 1 runs; at most a block or two more start before the
+    # pool is shut down, never the 100 a pool left to finish would play
+    assert len(started) < 10, started
