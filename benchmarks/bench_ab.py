@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_ab.py OLD_ROOT NEW_ROOT [--deals 20000] [--rounds 3] [--threads 1]
                                   [--preset tranca] [--pair basic-basic]
+                                  [--old-env NAME=VALUE ...] [--new-env NAME=VALUE ...]
 
 ``--old-env NAME=VALUE`` / ``--new-env NAME=VALUE`` (repeatable) set environment variables for one
 build's processes (the same checkout twice with ``NUMBA_OPT=3`` and ``NUMBA_OPT=1``, in two copies so
