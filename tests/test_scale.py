@@ -300,19 +300,21 @@ def test_chunk_of_another_run_is_named(reference, tmp_path):
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"seed": 8}, "master_seed"),
-        ({"side_b": "passive"}, "strategies"),
-        ({"rule_options": {"max_wilds": 1}}, "rules"),
-        ({"deals": 3500}, "deals"),
-        ({"chunk_size": 250}, "chunk_size"),
-        ({"check": True}, "check"),
-        ({}, "version"),
+        # each difference named as the command line names it, with this run's and the dataset's value
+        ({"seed": 8}, "--seed: this run 8, the dataset 7"),
+        ({"side_b": "passive"}, "--side-b: this run 'passive', the dataset 'random'"),
+        ({"rule_options": {"max_wilds": 1}}, "--rule max_wilds: this run 1, the dataset 2"),
+        ({"rule_options": {"lock_by_black3": False}}, "--rule lock_by_black3: this run false, the dataset true"),
+        ({"deals": 3500}, "--deals: this run 3500, the dataset 3000"),
+        ({"chunk_size": 250}, "--chunk-size: this run 250, the dataset 500"),
+        ({"check": True}, "--check: this run true, the dataset false"),
+        ({}, "tranca-sim version: this run "),
     ],
 )
 def test_resume_refuses_another_run(reference, tmp_path, change, field):
     d, _ = reference
     out = copy_run(d / "one", tmp_path / "run")
-    if field == "version":
+    if field.startswith("tranca-sim version"):
         doc = ds.read_manifest(out)
         doc["meta"]["version"] = "0.0.1"
         (out / ds.MANIFEST).write_text(json.dumps(doc))
@@ -321,8 +323,12 @@ def test_resume_refuses_another_run(reference, tmp_path, change, field):
     kw.update({k: v for k, v in change.items() if k in kw})
     extra = {k: v for k, v in change.items() if k not in kw}
     extra.setdefault("chunk_size", CHUNK)
-    with pytest.raises(ds.DatasetMismatchError, match=f"cannot resume .*: it is a run with other {field} "):
+    with pytest.raises(ds.DatasetMismatchError) as e:
         run_simulation(**kw, out=out, progress=False, resume=True, **extra)
+    assert f"cannot resume '{out}': it is another run ({field}" in str(e.value)
+    assert len(e.value.differences) == 1, e.value.differences  # the one option changed, nothing else
+    if field.startswith("tranca-sim version"):
+        assert e.value.differences[0][2] == "0.0.1"
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # nothing touched
 
 
@@ -335,10 +341,29 @@ def test_resume_mismatch_on_the_command_line(reference, tmp_path, capsys):
     assert status == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    assert lines[0].startswith(
-        f"tranca-sim: error: cannot resume '{out}': it is a run with other master_seed"
+    assert lines[0] == (
+        f"tranca-sim: error: cannot resume '{out}': it is another run (--seed: this run 8, the dataset 7); "
+        "give the same arguments as the interrupted run, or --force to replace it"
     )
-    assert "master_seed: 7 there, 8 now" in lines[0]
+
+
+def test_resume_mismatch_names_each_option_not_the_whole_record(reference, tmp_path, capsys):
+    """A fresh user's find: the message printed the strategies' and rules' JSON cut at 60
+    characters; it names each rule option and side that differs, with both values, in full."""
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    args = sim_args(out, "--resume", "--rule", "max_wilds=1", "--rule", "pile_closed=false")
+    args += ["--side-a", "basic:black3_lock=1,go_out=0"]
+    status, _, err = call(args, capsys)
+    assert status == 2, err
+    assert err.count("\n") == 1 and "..." not in err and "{" not in err, err
+    for part in (
+        "--rule max_wilds: this run 1, the dataset 2",
+        "--rule pile_closed: this run false, the dataset true",
+        "--side-a: this run 'basic:black3_lock=1,go_out=0', the dataset 'basic'",
+    ):
+        assert part in err, err
+    assert "--side-b" not in err and "--seed" not in err  # what is the same is not named
 
 
 def test_existing_dataset_needs_resume_or_force(reference, tmp_path, capsys):
