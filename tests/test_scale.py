@@ -418,3 +418,23 @@ def test_a_run_that_failed_before_its_first_chunk_does_not_block_the_next(tmp_pa
     status, _, err = call(sim_args(f"{out}/"), capsys)
     assert status == 0, err
     assert len(ds.read_manifest(out)["chunks"]) == DEALS // CHUNK
+
+
+def test_run_file_into_a_dataset_is_refused(reference, tmp_path, capsys):
+    """A fresh user's find: ``simulate --out DIR/chunk-000001.parquet --force`` replaced a chunk of
+    the dataset in DIR without a word (the dataset then failed every read). A run file inside a
+    dataset directory is refused, with --force too, naming the dataset; nothing is touched."""
+    d, _ = reference
+    out = copy_run(d / "one", tmp_path / "run")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    chunk = out / "chunk-000001.parquet"
+    status, _, err = call(sim_args(chunk, "--force"), capsys)
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"tranca-sim: error: --out: '{chunk}' is inside the dataset '{out}'"), err
+    assert "overwrite the dataset's chunk file chunk-000001.parquet" in err and f"--out {out}/ --force" in err
+    status, _, err = call(sim_args(out / "extra.parquet"), capsys)  # a new name there: among the chunks
+    assert status == 2 and "is inside the dataset" in err and "sit among its chunk files" in err, err
+    with pytest.raises(RunFileError, match="is inside the dataset"):
+        sim(chunk, force=True)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    verify_run(out)  # still whole

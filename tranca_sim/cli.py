@@ -40,7 +40,7 @@ def _check_simulate_args(a) -> None:
     """Every option of ``simulate`` checked before the engine is loaded, each error naming its flag."""
     from strategies import check_rules, resolve
 
-    from .dataset import check_dataset_out, wants_dataset
+    from .dataset import check_dataset_out, check_run_file_out, wants_dataset
     from .io import OutputExistsError, check_output_path
     from .rules import get_preset
     from .run import check_log_path, coerce_rule_options, parse_log_deals
@@ -96,6 +96,7 @@ def _check_simulate_args(a) -> None:
             parse_log_deals(a.log_deals, a.deals, a.seed, name="--log-deals")
         return
     with _flag("--out"):
+        check_run_file_out(a.out)  # before "use --force": --force would damage the dataset
         check_output_path(a.out, a.force)
     if not a.out.lower().endswith(".parquet"):  # a run file is Parquet, whatever its name says
         _fail(

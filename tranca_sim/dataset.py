@@ -100,6 +100,39 @@ def wants_dataset(out) -> bool:
     return text.endswith(("/", os.sep)) or os.path.isfile(os.path.join(text, MANIFEST))
 
 
+def dataset_holding(path) -> Path | None:
+    """The dataset directory a run file ``path`` would be written into (its directory holds
+    ``manifest.json``), else None.  A run file there would replace a chunk file or mix into the
+    dataset, so :func:`check_run_file_out` refuses it."""
+    parent = Path(os.path.abspath(os.fspath(path))).parent
+    return parent if (parent / MANIFEST).is_file() else None
+
+
+def check_run_file_out(path) -> None:
+    """Refuse a run file ``path`` inside a dataset directory (:func:`dataset_holding`), even with
+    ``force``: it would overwrite a chunk file, or sit among the chunks, unseen by the manifest.
+
+    Raises
+    ------
+    tranca_sim.io.RunFileError
+        Naming the dataset, the chunk file it would replace, and what to do instead.
+    """
+    d = dataset_holding(path)
+    if d is None:
+        return
+    shown = os.path.dirname(os.fspath(path)) or str(d)
+    name = Path(path).name
+    what = (
+        f"it would overwrite the dataset's chunk file {name}"
+        if name.startswith("chunk-") or (d / name).exists()
+        else "a run file there would sit among its chunk files"
+    )
+    raise _io.RunFileError(
+        f"{os.fspath(path)!r} is inside the dataset {shown!r} (a directory with {MANIFEST}): {what}; "
+        f"write the run file elsewhere, or replace the whole dataset with --out {shown}/ --force"
+    )
+
+
 def identity(meta: Mapping) -> dict:
     """The fields of :data:`IDENTITY` of run metadata (JSON round-tripped, so a dict read back from
     a manifest compares equal to the one a run builds)."""

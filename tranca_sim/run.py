@@ -480,6 +480,7 @@ def run_simulation(
         path = Path(out)
         log_path = path / _ds.LOG_NAME if log_idx else None
     else:
+        _ds.check_run_file_out(out)
         path = _io.check_output_path(out, force)
         log_path = check_log_path(path, bool(log_idx), force)
 
