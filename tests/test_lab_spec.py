@@ -171,6 +171,19 @@ def test_cli_bad_file_exits_2_with_one_line(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_strategy_that_cannot_play_the_preset_is_named_by_its_field(tmp_path, capsys):
+    """A fresh user's find: search in a buraco experiment was refused only after the progress
+    bar had started, without naming the variant; the file's check names it, nothing runs."""
+    text = GOOD.replace('baseline = "basic"', 'baseline = "basic"\npreset = "buraco"')
+    p = write(tmp_path, text.replace('strategy = "basic:go_out=0"', 'strategy = "search:worlds=2"'))
+    with pytest.raises(SystemExit) as e:
+        main(["experiment", str(p), "--out", str(tmp_path / "out"), "--no-progress"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tranca-sim: error: {p}: variants[0].strategy: strategy 'search' supports the presets")
+    assert err.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
 def test_cli_missing_file_and_existing_output(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["experiment", str(tmp_path / "none.toml"), "--out", str(tmp_path / "out")])

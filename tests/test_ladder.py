@@ -166,6 +166,20 @@ def test_cli_ladder_default_players_refused_by_a_preset_say_how_to_choose(tmp_pa
     )
     assert status == 2 and "strategy 'search' supports the presets" in err
     assert "choose the players with --player" in err
+    # a fresh user's find: the player was shown as a Python tuple ('search small', 'search:...')
+    assert "default player 'search small' (search:worlds=8,turns=12): " in err and "('" not in err
+
+
+def test_ladder_names_a_player_as_the_command_line_writes_it():
+    from tranca_sim.lab.ladder import LadderError, make_players, player_text
+
+    assert player_text("basic:go_out=0") == "basic:go_out=0"
+    assert player_text(("no out", "basic:go_out=0")) == "no out=basic:go_out=0"
+    assert player_text(("basic", "basic")) == "basic"
+    with pytest.raises(LadderError) as e:  # a (label, strategy) pair of the Python API
+        make_players([("lock", "basic:lock_black3=1"), "random"], "tranca")
+    assert str(e.value).startswith("player 'lock=basic:lock_black3=1': strategy 'basic' has no parameter")
+    assert parse_player("lock=basic:lock_black3=1") == ("lock", "basic:lock_black3=1")  # as --player takes it
 
 
 def test_cli_ladder_names_out_when_the_directory_is_not_empty(tmp_path, capsys):

@@ -67,6 +67,15 @@ def parse_player(text: str) -> tuple[str, str]:
     return text.strip(), text.strip()
 
 
+def player_text(item) -> str:
+    """A player as ``--player`` takes it: the text itself, or ``LABEL=STRATEGY`` for a
+    ``(label, strategy)`` pair (just ``STRATEGY`` when the label is the strategy)."""
+    if isinstance(item, str):
+        return item
+    label, text = item
+    return str(text) if label == text else f"{label}={text}"
+
+
 def make_players(items, preset: str, players_given: bool = True) -> list[Player]:
     """Resolve the player texts (:func:`parse_player`) under ``preset``; ``players_given`` False
     for the default list (an error then says how to choose others).
@@ -89,8 +98,11 @@ def make_players(items, preset: str, players_given: bool = True) -> list[Player]
             spec = resolve(text, preset=preset)
             check_rules([spec], rules)
         except StrategyError as e:
-            hint = "" if players_given else "; choose the players with --player"
-            raise LadderError(f"player {item!r}: {e}{hint}") from None
+            if players_given:
+                raise LadderError(f"player {player_text(item)!r}: {e}") from None
+            raise LadderError(
+                f"default player {label!r} ({text}): {e}; choose the players with --player"
+            ) from None
         if any(p.label == label for p in out):
             raise LadderError(f"player label {label!r} is given twice; give each player its own label")
         out.append(Player(label, text, spec.name in SLOW_STRATEGIES))

@@ -94,6 +94,7 @@ class SpecError(ValueError):
 
 class _Checker:
     preset: str | None = None  # the experiment's preset, once read (strategies such as tuned depend on it)
+    rules = None  # the experiment's rules, once read: every strategy is checked against them
 
     def __init__(self, path):
         self.path = str(path)
@@ -139,7 +140,7 @@ class _Checker:
 
     def strategy(self, text: str, params, field: str) -> str:
         """Canonical strategy text of ``text`` with ``params`` (a table) applied."""
-        from strategies import StrategyError, resolve
+        from strategies import StrategyError, check_rules, resolve
 
         if params is not None and not isinstance(params, dict):
             self.fail(
@@ -151,7 +152,10 @@ class _Checker:
                 self.fail(f"{field.rsplit('.', 1)[0]}.params.{k}", f"must be a number, got {v!r}")
             overrides[k] = repr(float(v))
         try:
-            return resolve(text, preset=self.preset, **overrides).text
+            spec = resolve(text, preset=self.preset, **overrides)
+            if self.rules is not None:  # a strategy that cannot play the preset (search in buraco)
+                check_rules([spec], self.rules)
+            return spec.text
         except StrategyError as e:
             self.fail(field, str(e))
 
@@ -253,6 +257,7 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
         rules = rules.replace(**opts) if opts else rules.validate()
     except RulesError as e:
         c.fail("rules", str(e))
+    c.rules = rules
     baseline = c.strategy(c.text(doc, "baseline", "", required=True), None, "baseline")
     allowed = DESIGNS_BY_SIDES[rules.n_sides]
     design = c.text(doc, "design", "", default=allowed[0])
