@@ -213,3 +213,49 @@ def test_ladder_names_a_user_strategy_file_before_the_engine_loads(tmp_path):
     assert p.returncode == 2, p.stderr
     assert "already loaded" not in p.stderr
     assert p.stderr == "tranca-sim: error: --decks and --search-decks must be at least 2, got 1 and 1\n"
+
+
+def test_ladder_chart_value_labels_stay_inside_their_panel():
+    """A fresh user's find: the value label of a player at the far left of a panel (passive's
+    "-2243 [-2257, -2230]", centred on its point) ran over the spine into the player names, the
+    right panel's into the left panel. Every label lies inside its panel, clear of every tick label."""
+    from tranca_sim.lab.ladder_report import ladder_figure
+
+    def row(label, elo, pts, never_won=False):
+        return {
+            "label": label, "strategy": label, "elo": elo, "elo_lo": elo - 14, "elo_hi": elo + 13,
+            "points": pts, "points_lo": pts - 3, "points_hi": pts + 2, "decks": 100, "never_won": never_won,
+        }  # fmt: skip
+
+    result = {
+        "anchor": "basic",
+        "preset": "tranca",
+        "decks": 20000,
+        "slow_decks": 500,
+        "ratings": [
+            row("search large", 214, 199.5),
+            row("tuned", 89, 71.3),
+            row("basic", 0, 0.0),
+            row("random", -676, -603.4),
+            row("passive", -2243, -1710.2, never_won=True),
+        ],
+    }
+    fig = ladder_figure(result)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    axes = fig.axes
+    ticks = [
+        t.get_window_extent(r)
+        for ax in axes
+        for t in ax.get_yticklabels() + ax.get_xticklabels()
+        if t.get_text()
+    ]
+    n = 0
+    for ax in axes:
+        box = ax.get_window_extent(r)
+        for t in ax.texts:
+            tb = t.get_window_extent(r)
+            assert box.x0 <= tb.x0 and tb.x1 <= box.x1 and box.y0 <= tb.y0 and tb.y1 <= box.y1, t.get_text()
+            assert not any(tb.overlaps(k) for k in ticks), t.get_text()
+            n += 1
+    assert n == 10  # 5 players, 2 panels

@@ -184,6 +184,7 @@ def ladder_figure(result: dict):
     axes = fig.subplots(1, 2, sharey=True)
     y = np.arange(n)[::-1]
     a = result["anchor"]
+    labels = []
     for ax, key, title in (
         (axes[0], "elo", f"Elo from deck wins ({a} = 0)"),
         (axes[1], "points", f"points a deal above {a}"),
@@ -195,16 +196,20 @@ def ladder_figure(result: dict):
         ax.errorbar(
             v, y, xerr=[v - lo, hi - v], fmt="o", color="#1f4e79", ecolor="#1f4e79", capsize=3, ms=5, zorder=3
         )
+        texts = []
         for yy, vv, l_, h_ in zip(y, v, lo, hi):
-            ax.annotate(
-                f"{vv:+.0f} [{l_:+.0f}, {h_:+.0f}]",
-                (vv, yy),
-                xytext=(0, 7),
-                textcoords="offset points",
-                ha="center",
-                fontsize=7.5,
-                color="#222222",
+            texts.append(
+                ax.annotate(
+                    f"{vv:+.0f} [{l_:+.0f}, {h_:+.0f}]",
+                    (vv, yy),
+                    xytext=(0, 7),
+                    textcoords="offset points",
+                    ha="center",
+                    fontsize=7.5,
+                    color="#222222",
+                )
             )
+        labels.append((ax, texts))
         ax.set_title(title, fontsize=10, loc="left")
         ax.grid(axis="x", color="#dddddd", lw=0.6)
         ax.set_ylim(-0.7, n - 0.4)
@@ -227,7 +232,35 @@ def ladder_figure(result: dict):
         x=0.01,
         ha="left",
     )
+    _keep_inside(fig, labels)
     return fig
+
+
+def _keep_inside(fig, labels, pad: float = 4.0) -> None:
+    """Slide each value label sideways until it lies inside its panel: a label centred over a
+    point near the panel's edge (passive's -2243 at the far left) ran over the spine and into
+    the player names or the other panel. ``labels``: ``[(axes, [annotation, ...]), ...]``;
+    ``pad`` in pixels. The layout is drawn again after a move (constrained layout may shift
+    the panels), at most three times."""
+    for _ in range(3):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        moved = False
+        for ax, texts in labels:
+            box = ax.get_window_extent(renderer)
+            for t in texts:
+                tb = t.get_window_extent(renderer)
+                dx = 0.0
+                if tb.x0 < box.x0 + pad:
+                    dx = box.x0 + pad - tb.x0
+                elif tb.x1 > box.x1 - pad:
+                    dx = box.x1 - pad - tb.x1
+                if abs(dx) > 0.5:
+                    ox, oy = t.xyann
+                    t.xyann = (ox + dx * 72.0 / fig.dpi, oy)  # offset points from pixels
+                    moved = True
+        if not moved:
+            return
 
 
 def _csv(path: Path, rows: list[dict], cols: list[str]) -> None:
