@@ -180,7 +180,9 @@ def test_a_strategy_that_cannot_play_the_preset_is_named_by_its_field(tmp_path, 
         main(["experiment", str(p), "--out", str(tmp_path / "out"), "--no-progress"])
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"tranca-sim: error: {p}: variants[0].strategy: strategy 'search' supports the presets")
+    assert err.startswith(
+        f"tranca-sim: error: {p}: variants[0].strategy: strategy 'search' supports the presets"
+    )
     assert err.count("\n") == 1 and not (tmp_path / "out").exists()
 
 

@@ -304,7 +304,10 @@ def test_chunk_of_another_run_is_named(reference, tmp_path):
         ({"seed": 8}, "--seed: this run 8, the dataset 7"),
         ({"side_b": "passive"}, "--side-b: this run 'passive', the dataset 'random'"),
         ({"rule_options": {"max_wilds": 1}}, "--rule max_wilds: this run 1, the dataset 2"),
-        ({"rule_options": {"lock_by_black3": False}}, "--rule lock_by_black3: this run false, the dataset true"),
+        (
+            {"rule_options": {"lock_by_black3": False}},
+            "--rule lock_by_black3: this run false, the dataset true",
+        ),
         ({"deals": 3500}, "--deals: this run 3500, the dataset 3000"),
         ({"chunk_size": 250}, "--chunk-size: this run 250, the dataset 500"),
         ({"check": True}, "--check: this run true, the dataset false"),
