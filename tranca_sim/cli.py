@@ -14,12 +14,14 @@ with status 1 when a deal disagrees with the referee or any deal of the run
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 
 from ._plural import plural
 from .cli_common import (
+    PROG,
     Terminated,
     _check_processes,
     _check_rules,
@@ -32,7 +34,7 @@ from .cli_common import (
     _user_errors,
     _warn,
 )
-from .cli_lab import _cmd_experiment, _cmd_ladder, _cmd_report, _cmd_tune
+from .cli_lab import _cmd_experiment, _cmd_ladder, _cmd_report, _cmd_tune, _written
 from .cli_parser import build_parser
 
 
@@ -145,6 +147,7 @@ def _cmd_simulate(a) -> None:
         warn=_warn,
         matches=a.matches,
         side_c=a.side_c,
+        on_written=_written(a),
     )
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     workers = res.get("workers") or {}
@@ -488,10 +491,16 @@ def main(argv=None) -> int:
         errors; 130 on Ctrl-C, 143 on SIGTERM, 129 on SIGHUP (the handlers
         are installed for the call and restored after it, when called from
         the main thread; a signal the caller ignores, as under ``nohup``,
-        stays ignored).
+        stays ignored).  Each prints one line saying what was kept.  As the
+        console script (``argv`` None), a signal that comes after the command
+        finished, while the process shuts down (numba's, Dask's and the
+        libraries' teardown take a second or so), prints the same line and
+        exits with the same status, instead of ending the process silently.
     """
     state = {"args": None}
     previous = {}
+    finished = False
+    status = 0
     try:
         for sig in _SIGNALS:
             try:
@@ -499,14 +508,56 @@ def main(argv=None) -> int:
                     previous[sig] = signal.signal(sig, _terminate)
             except ValueError:  # not the main thread: leave the handlers alone
                 break
-        return _main(argv, state)
+        status = _main(argv, state)
+        finished = True
+        return status
     except KeyboardInterrupt:
         _fail(_stopped("interrupted", state), 130)
     except Terminated as t:
         _fail(_stopped("terminated", state), 128 + t.signum)
     finally:
+        late = finished and bool(previous) and _console(argv)  # the process exits next
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, _late_stop(state) if late else handler)
+        if late:
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                signal.signal(signal.SIGINT, _late_stop(state))
+            _exit_now(status)
+
+
+def _console(argv) -> bool:
+    """Whether :func:`main` runs as the program itself (the ``tranca-sim`` script or ``python -m
+    tranca_sim.cli``), not called from Python: only then may it end the process."""
+    return argv is None and os.path.basename(sys.argv[0] or "") in ("tranca-sim", "cli.py")
+
+
+def _exit_now(status: int) -> None:
+    """End the process once the command is done: the exit functions run (with the late signal
+    handlers of :func:`_late_stop` in place), the output is flushed, and the process exits at once.
+    Python's own shutdown would then spend a second or so in numba's and the libraries' teardown,
+    where no Python signal handler runs: a SIGTERM there ended the process silently (status 143,
+    nothing said; a fresh user's find)."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    for f in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            f.flush()
+    os._exit(status or 0)
+
+
+def _late_stop(state: dict):
+    """The handler of SIGTERM, SIGHUP and Ctrl-C once the console script's command finished:
+    the process is shutting down, so the line is written and the process ends at once."""
+
+    def handler(signum, frame):
+        what = "interrupted" if signum == signal.SIGINT else "terminated"
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os.write(2, f"{PROG}: error: {_stopped(what, state)}\n".encode())
+        os._exit(128 + signum)
+
+    return handler
 
 
 def _stopped(what: str, state: dict) -> str:

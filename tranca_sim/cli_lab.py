@@ -14,6 +14,16 @@ from .cli_common import (
 )
 
 
+def _written(a):
+    """What the lab's runners call once the output is in place: an interrupt from then on says
+    it was written (the workers' shutdown and the table come after)."""
+
+    def note(path: str) -> None:
+        a.written = path
+
+    return note
+
+
 def _cmd_experiment(a) -> None:
     from pathlib import Path
 
@@ -37,6 +47,7 @@ def _cmd_experiment(a) -> None:
         processes=a.processes,
         cluster=a.cluster,
         scheduler=a.scheduler,
+        on_written=_written(a),
     )
     a.written = res["dir"]  # an interrupt from here on (the table) does not remove the output
     spec = res["spec"]
@@ -126,7 +137,7 @@ def _cmd_tune(a) -> None:
     check_config(cfg)
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
-    res = run_tune(cfg)
+    res = run_tune(cfg, on_written=_written(a))
     a.written = res["dir"]
     f = res["final"]
     for rd in res["rounds"]:
@@ -178,6 +189,7 @@ def _cmd_ladder(a) -> None:
         force=a.force,
         progress=not a.no_progress,
         command=command_line(),
+        on_written=_written(a),
     )
     a.written = res["dir"]
     print(ratings_markdown(res["result"]), end="")

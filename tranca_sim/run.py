@@ -310,6 +310,7 @@ def run_simulation(
     warn=None,
     matches: int | None = None,
     side_c: str | None = None,
+    on_written=None,
 ) -> dict:
     """Simulate ``deals`` deals and write them to a run file or a dataset directory.
 
@@ -333,6 +334,9 @@ def run_simulation(
     side_c : str, optional
         The third player's strategy at a three-player table (``tranca-3p``);
         default: side B's.  Refused for a rule set with two sides.
+    on_written : callable, optional
+        Called with the output path (str) once the run file or the finished dataset and the
+        deal logs are in place (the command line then says an interrupt came after writing it).
     out : str or os.PathLike
         Output Parquet file, or a dataset directory (:mod:`tranca_sim.dataset`: one file per
         chunk and ``manifest.json``) when ``dataset`` is true, ``resume`` is given, or ``out``
@@ -669,6 +673,9 @@ def run_simulation(
             if log_path is not None and not log_idx:  # an older run's logs do not stay beside the new run
                 with _io.writing(log_path):
                     os.unlink(log_path)
+        # the workers are shut down and the deal logs renamed into place: the run is written
+        if on_written is not None:
+            on_written(str(path))
     finally:
         if bar is not None:
             bar.close()

@@ -38,6 +38,7 @@ import math
 import os
 import secrets
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -251,6 +252,7 @@ def run_experiment(
     processes: int | None = None,
     cluster: int | None = None,
     scheduler: str | None = None,
+    on_written=None,
 ) -> dict:
     """Run an experiment file and write its output directory.
 
@@ -280,6 +282,9 @@ def run_experiment(
     report : bool
         Write the report (``tranca_sim.lab.reports.write_report``) into the new directory
         before it is renamed into place.
+    on_written : callable, optional
+        Called with the output directory (str) as soon as it is in place, before the workers
+        are shut down (the command line then says an interrupt came after it was written).
 
     Returns
     -------
@@ -436,6 +441,9 @@ def run_experiment(
             if stop["sequential"] and left:
                 bar.set_postfix_str(f"{len(left)} running, widest +-{max(left):.1f} pts/deal", refresh=False)
         seconds = time.perf_counter() - t0
+        bar.close()  # the last deal is played: the bar is not left drawn while the report is built
+        if progress and report:
+            print(f"{spec['name']}: building the report ...", file=sys.stderr, flush=True)
         for w in writers.values():
             w.close()
         spec_out = _result_spec(spec, src, plans, variants, writers, seconds, played, n_threads)
@@ -462,6 +470,8 @@ def run_experiment(
                 ) from e
         with _io.writing(out):
             _swap_into_place(tmp, out)
+        if on_written is not None:
+            on_written(str(out))
     except BaseException:
         for w in writers.values():
             w.abort()

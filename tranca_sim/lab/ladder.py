@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,6 +132,7 @@ def run_ladder(
     force: bool = False,
     progress: bool = True,
     command: str = "",
+    on_written=None,
 ) -> dict:
     """Play the round robin and write ``out_dir`` (see :mod:`tranca_sim.lab.ladder_report`).
 
@@ -154,6 +156,8 @@ def run_ladder(
         Bootstrap resamples of the intervals.
     threads : int, optional
         numba threads (default all).
+    on_written : callable, optional
+        Called with the output directory (str) as soon as it is in place.
 
     Returns
     -------
@@ -259,7 +263,13 @@ def run_ladder(
                 }
             )
         seconds = time.perf_counter() - t0
-        bar.set_description("bootstrap")
+        bar.close()  # the last deal is played: the bar is not left drawn while the report is built
+        if progress:
+            print(
+                f"rating the players ({bootstrap} bootstrap resamples) and building the report ...",
+                file=sys.stderr,
+                flush=True,
+            )
         result = summarize_ladder(ps, units, pair_rows, anchor_i, bootstrap, seed)
         result.update(
             {
@@ -276,6 +286,8 @@ def run_ladder(
         write_outputs(tmp, result, units)
         with _io.writing(out):
             _swap_into_place(tmp, out)
+        if on_written is not None:
+            on_written(str(out))
     except BaseException:
         for w in writers:
             w.abort()

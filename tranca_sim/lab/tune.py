@@ -236,7 +236,7 @@ def _test(units, alpha: float) -> dict:
     return t
 
 
-def run_tune(cfg: TuneConfig) -> dict:
+def run_tune(cfg: TuneConfig, on_written=None) -> dict:
     """Tune ``cfg.strategy`` and write ``cfg.out`` (see the module doc for the method).
 
     Output directory (built under a temporary name and renamed into place when complete):
@@ -471,6 +471,8 @@ def run_tune(cfg: TuneConfig) -> dict:
         "config": cfg,
     }
     tmp = _io.temp_dir_path(out)
+    if cfg.progress:  # the bar is closed above, before the report is built
+        print("building the report ...", file=sys.stderr, flush=True)
     try:
         with _io.writing(out):
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -478,6 +480,8 @@ def run_tune(cfg: TuneConfig) -> dict:
         write_outputs(tmp, rows, result)
         with _io.writing(out):
             _swap_into_place(tmp, out)
+        if on_written is not None:  # called with the directory as soon as it is in place
+            on_written(str(out))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -1,0 +1,154 @@
+"""The sixth fresh user's findings on the command line: what a signal after the output was written
+says, the progress bar while the report is built, and two runs on one output."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_call import call
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = """
+title = "One tip, a very quick look"
+question = "Does the black-3 lock change the score per deal of basic?"
+baseline = "basic"
+seed = 3
+batch = 4
+budget = 8
+[[variants]]
+label = "lock"
+strategy = "basic:black3_lock=1"
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path) -> Path:
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(textwrap.dedent(TINY), encoding="utf-8")
+    return spec
+
+
+class _OpenBars:
+    """Every tqdm bar made while patched, and which of them are open (not closed yet)."""
+
+    def __init__(self, monkeypatch):
+        import tqdm.auto
+
+        self.open: set[int] = set()
+        opened = self.open
+
+        class Bar(tqdm.auto.tqdm):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                opened.add(id(self))
+
+            def close(self):
+                opened.discard(id(self))
+                super().close()
+
+        monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+
+
+def test_the_experiments_bar_is_closed_before_the_report_is_built(tiny, tmp_path, monkeypatch, capsys):
+    """The bar stayed drawn (at 100%, its clock running) while the charts were drawn; it is
+    closed after the last deal and a line says the report is being built."""
+    from tranca_sim.lab import experiment as ex
+
+    bars = _OpenBars(monkeypatch)
+    seen = []
+    real = ex.write_report_if_available
+
+    def report(*args, **kwargs):
+        seen.append(set(bars.open))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ex, "write_report_if_available", report)
+    ex.run_experiment(tiny, tmp_path / "out", progress=True)
+    assert seen == [set()]  # the report was built once, with no bar open
+    err = capsys.readouterr().err
+    assert "tiny: building the report ..." in err
+    assert err.rstrip().endswith("tiny: building the report ...")  # after the bar's last line
+
+
+def test_the_ladders_bar_is_closed_before_the_ratings_and_report(tmp_path, monkeypatch, capsys):
+    from tranca_sim.lab import ladder_report
+    from tranca_sim.lab.ladder import run_ladder
+
+    bars = _OpenBars(monkeypatch)
+    seen = []
+    real = ladder_report.summarize_ladder
+
+    def summarize(*args, **kwargs):
+        seen.append(set(bars.open))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ladder_report, "summarize_ladder", summarize)
+    run_ladder(tmp_path / "lad", players=["basic", "random"], decks=4, slow_decks=2, bootstrap=100, threads=1)
+    assert seen == [set()]
+    err = capsys.readouterr().err
+    assert "rating the players (100 bootstrap resamples) and building the report ..." in err
+
+
+def test_an_interrupt_while_the_workers_shut_down_says_the_output_was_written(
+    tiny, tmp_path, monkeypatch, capsys
+):
+    """Ctrl-C (or SIGTERM) after the experiment's directory was renamed into place, while the pool
+    shut down, said the directory 'was not written'; it says it was, and leaves it."""
+    from tranca_sim import parallel
+
+    real = parallel.pool
+
+    @contextlib.contextmanager
+    def pool(*args, **kwargs):
+        with real(*args, **kwargs) as p:
+            yield p
+        raise KeyboardInterrupt  # as if Ctrl-C came while the workers were shut down
+
+    monkeypatch.setattr(parallel, "pool", pool)
+    out = tmp_path / "out"
+    status, _, err = call(["experiment", str(tiny), "--out", str(out), "--no-progress"], capsys)
+    assert status == 130 and err == f"tranca-sim: error: interrupted after writing {out}\n", err
+    assert (out / "report.md").is_file()
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_after_the_command_finished_says_what_was_kept(tiny, tmp_path, sig):
+    """A fresh user's find: SIGTERM right after an experiment's output was written (while the
+    process shut down) ended it with status 143 and not a word; Ctrl-C there too (status -2). The
+    signal now gets the line Ctrl-C gets during the run, and its status. The script's exit
+    functions (here one that waits) run with the handler in place."""
+    out = tmp_path / "out"
+    code = (  # the script's exit functions: say so, then wait (the process is shutting down)
+        "import atexit, os, sys, time; sys.argv[0] = 'tranca-sim'; "
+        "atexit.register(lambda: (os.write(2, b'exiting\\n'), time.sleep(60))); "
+        "from tranca_sim.cli import main; sys.exit(main())"
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-c", code, "experiment", str(tiny), "--out", str(out), "--no-progress"],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = p.stderr.readline()  # the command is done, the process shuts down
+        assert first == "exiting\n", first + p.stderr.read()[-2000:]
+        p.send_signal(getattr(signal, sig))
+        stdout, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    what, status = ("terminated", 143) if sig == "SIGTERM" else ("interrupted", 130)
+    assert p.returncode == status, err
+    assert err == f"tranca-sim: error: {what} after writing {out}\n"
+    assert stdout.rstrip().splitlines()[-1].startswith("design duplicate")  # everything was said first
+    assert (out / "report.md").is_file()
