@@ -152,3 +152,111 @@ def test_a_signal_after_the_command_finished_says_what_was_kept(tiny, tmp_path, 
     assert err == f"tranca-sim: error: {what} after writing {out}\n"
     assert stdout.rstrip().splitlines()[-1].startswith("design duplicate")  # everything was said first
     assert (out / "report.md").is_file()
+
+
+# ---- one run at a time per output -----------------------------------------------------------
+def _hold_lock(out) -> subprocess.Popen:
+    """Another process holding the output lock of ``out`` (as a run writing it does), until killed."""
+    code = (
+        "import sys, time; from tranca_sim.outlock import output_lock\n"
+        "with output_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(120)\n"
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-c", code, str(out)],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert p.stdout.readline() == "held\n"
+    return p
+
+
+def _stop(p: subprocess.Popen) -> None:
+    if p.poll() is None:
+        p.kill()
+    p.wait()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--deals", "10", "--out", "{out}/", "--resume"],
+        ["simulate", "--deals", "10", "--out", "{out}", "--force"],
+        ["simulate", "--deals", "10", "--out", "{out}.parquet", "--force"],
+        ["experiment", "{tiny}", "--out", "{out}", "--force"],
+        ["ladder", "--player", "basic", "--player", "random", "--decks", "4", "--out", "{out}", "--force"],
+        ["tune", "basic", "--budget", "120000", "--out", "{out}", "--force"],
+    ],
+    ids=["resume", "dataset-force", "run-file", "experiment", "ladder", "tune"],
+)
+def test_a_second_run_on_an_output_being_written_is_refused(tiny, tmp_path, capsys, argv):
+    """A fresh user's find: nothing stopped a second run from writing the --out another live run
+    was writing (two writers of one dataset's manifest and chunks). The second is refused with one
+    line naming the first run's pid, before it touches anything."""
+    out = tmp_path / "out"
+    target = f"{out}.parquet" if "{out}.parquet" in argv else out
+    holder = _hold_lock(target)
+    try:
+        args = [a.format(out=out, tiny=tiny) for a in argv] + ["--no-progress"]
+        status, stdout, err = call(args, capsys)
+    finally:
+        _stop(holder)
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"tranca-sim: error: --out '{args[args.index('--out') + 1]}' is being written by ")
+    assert f"another tranca-sim run (pid {holder.pid}, started " in err and f"kill {holder.pid}" in err
+    assert not out.exists() and not Path(f"{out}.parquet").exists() and stdout == ""
+
+
+def test_the_lock_of_a_dead_run_is_taken_over_and_a_live_runs_output_is_not_damaged(tmp_path, capsys):
+    """A run killed with SIGKILL leaves its lock file (no handler runs) but not its lock: the next
+    run takes it over and removes it at its end. A dataset run in progress in another process is
+    refused to a second run and finishes whole."""
+    from tranca_sim.io import verify_run
+    from tranca_sim.outlock import LOCK_SUFFIX, lock_path
+
+    out = tmp_path / "run.parquet"
+    stale = lock_path(out)
+    assert stale == tmp_path / f".run.parquet{LOCK_SUFFIX}"
+    stale.write_text("999999999\n2026-01-01T00:00:00+00:00\ntranca-sim simulate (killed)\n")
+    status, _, err = call(["simulate", "--deals", "10", "--out", str(out), "--no-progress"], capsys)
+    assert status == 0, err
+    assert out.is_file() and not stale.exists()
+
+    data = tmp_path / "data"
+    first = subprocess.Popen(
+        [sys.executable, "-m", "tranca_sim.cli", "simulate", "--deals", "600", "--chunk-size", "100",
+         "--out", f"{data}/", "--processes", "1", "--no-progress"],
+        env=dict(os.environ, PYTHONPATH=str(ROOT), TRANCA_SIM_TEST_CHUNK_SLEEP="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        import time
+
+        t0 = time.time()
+        while not (data / "chunk-000000.parquet").exists():
+            assert first.poll() is None and time.time() - t0 < 180, first.communicate()
+            time.sleep(0.1)
+        for extra in (["--resume"], ["--force"]):
+            argv = ["simulate", "--deals", "600", "--chunk-size", "100", "--out", f"{data}/", *extra]
+            status, _, err = call([*argv, "--no-progress"], capsys)
+            assert status == 2 and f"(pid {first.pid}, started " in err, err
+        _, first_err = first.communicate(timeout=180)
+    finally:
+        _stop(first)
+    assert first.returncode == 0, first_err
+    assert verify_run(data)["deals"] == 600  # every chunk whole, as the manifest lists them
+    assert not lock_path(f"{data}/").exists()
+
+
+def test_a_process_takes_its_own_lock_again(tmp_path):
+    """The command line locks --out before its checks and the run function locks it again."""
+    from tranca_sim.outlock import lock_path, output_lock
+
+    out = tmp_path / "x.parquet"
+    with output_lock(out):
+        with output_lock(out):
+            assert lock_path(out).read_text().split("\n")[0] == str(os.getpid())
+        assert lock_path(out).exists()
+    assert not lock_path(out).exists()

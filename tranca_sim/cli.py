@@ -21,16 +21,22 @@ import sys
 
 from ._plural import plural
 from .cli_common import (
-    PROG,
+    _SIGNALS,
     Terminated,
     _check_processes,
     _check_rules,
     _check_threads,
+    _console,
     _exists_message,
+    _exit_now,
     _fail,
     _flag,
+    _late_stop,
+    _lock_out,
     _n_deals,
     _say_if_compiling,
+    _stopped,
+    _terminate,
     _user_errors,
     _warn,
 )
@@ -78,6 +84,7 @@ def _check_simulate_args(a) -> None:
     _check_processes(a.processes, a.cluster)
     if not a.out.strip():
         _fail("--out: the output path is empty; give a run file NAME.parquet or a dataset directory DIR/")
+    _lock_out(a, a.out)  # another live run writing it is named first
     if a.resume and not a.dataset and not wants_dataset(a.out) and a.out.lower().endswith(".parquet"):
         _fail(
             f"--out {a.out!r} --resume: --resume finishes a dataset directory and {a.out!r} is none "
@@ -463,13 +470,6 @@ def _fmt_num(v) -> str:
     return str(int(f)) if f.is_integer() else repr(f)
 
 
-_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-def _terminate(signum, frame):
-    raise Terminated(signum)
-
-
 def main(argv=None) -> int:
     """Entry point of the ``tranca-sim`` console script.
 
@@ -525,60 +525,6 @@ def main(argv=None) -> int:
             _exit_now(status)
 
 
-def _console(argv) -> bool:
-    """Whether :func:`main` runs as the program itself (the ``tranca-sim`` script or ``python -m
-    tranca_sim.cli``), not called from Python: only then may it end the process."""
-    return argv is None and os.path.basename(sys.argv[0] or "") in ("tranca-sim", "cli.py")
-
-
-def _exit_now(status: int) -> None:
-    """End the process once the command is done: the exit functions run (with the late signal
-    handlers of :func:`_late_stop` in place), the output is flushed, and the process exits at once.
-    Python's own shutdown would then spend a second or so in numba's and the libraries' teardown,
-    where no Python signal handler runs: a SIGTERM there ended the process silently (status 143,
-    nothing said; a fresh user's find)."""
-    import atexit
-
-    atexit._run_exitfuncs()
-    for f in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            f.flush()
-    os._exit(status or 0)
-
-
-def _late_stop(state: dict):
-    """The handler of SIGTERM, SIGHUP and Ctrl-C once the console script's command finished:
-    the process is shutting down, so the line is written and the process ends at once."""
-
-    def handler(signum, frame):
-        what = "interrupted" if signum == signal.SIGINT else "terminated"
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-        os.write(2, f"{PROG}: error: {_stopped(what, state)}\n".encode())
-        os._exit(128 + signum)
-
-    return handler
-
-
-def _stopped(what: str, state: dict) -> str:
-    args = state["args"]
-    if args is not None and args.command in ("experiment", "tune", "ladder"):
-        if getattr(args, "written", None):
-            return f"{what} after writing {args.written}"
-        return f"{what}; {args.out} was not written (an existing one is left as it was)"
-    if args is None or args.command != "simulate":
-        return what
-    written = getattr(args, "written", None)
-    if written:
-        return f"{what} after writing {written}"
-    if getattr(args, "dataset_out", False):
-        return (
-            f"{what}; the chunks written so far are kept in {args.out}: run the same command with "
-            "--resume to finish it"
-        )
-    return f"{what}; no output file was written"
-
-
 def _main(argv, state: dict) -> int:
     args = build_parser().parse_args(argv)  # before the heavier imports: --version and typos are quick
     state["args"] = args
@@ -610,7 +556,9 @@ def _main(argv, state: dict) -> int:
         "strategies": _cmd_strategies,
     }[args.command]
     try:
-        command(args)
+        with contextlib.ExitStack() as locks:  # the outputs' locks (cli_common._lock_out), held to the end
+            args.locks = locks
+            command(args)
     except OutputExistsError as e:
         _fail(_exists_message(e))
     except errors as e:

@@ -4,6 +4,8 @@ the exception types that are a user's mistake, and the checks of common options.
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import sys
 
 PROG = "tranca-sim"
@@ -59,6 +61,18 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     except ImportError:
         pass
     return errors
+
+
+def _lock_out(a, out) -> None:
+    """Hold the lock of output ``out`` for the rest of the command (:mod:`tranca_sim.outlock`),
+    before the output is checked: a second run on an output another live run writes is refused
+    with one line naming that run, whatever else its arguments say."""
+    from .outlock import OutputBusyError, output_lock
+
+    try:
+        a.locks.enter_context(output_lock(out))
+    except OutputBusyError as e:
+        _fail(f"--out {e}")
 
 
 def _exists_message(e) -> str:
@@ -148,3 +162,65 @@ def _check_processes(processes: int | None, cluster: int | None = None) -> None:
         _fail(
             f"--cluster local:N must be between 1 and {most} (the cores of this machine), got local:{cluster}"
         )
+
+
+# ---- signals: what an interrupted or terminated command says ------------------------------
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _terminate(signum, frame):
+    raise Terminated(signum)
+
+
+def _console(argv) -> bool:
+    """Whether :func:`main` runs as the program itself (the ``tranca-sim`` script or ``python -m
+    tranca_sim.cli``), not called from Python: only then may it end the process."""
+    return argv is None and os.path.basename(sys.argv[0] or "") in ("tranca-sim", "cli.py")
+
+
+def _exit_now(status: int) -> None:
+    """End the process once the command is done: the exit functions run (with the late signal
+    handlers of :func:`_late_stop` in place), the output is flushed, and the process exits at once.
+    Python's own shutdown would then spend a second or so in numba's and the libraries' teardown,
+    where no Python signal handler runs: a SIGTERM there ended the process silently (status 143,
+    nothing said; a fresh user's find)."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    for f in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            f.flush()
+    os._exit(status or 0)
+
+
+def _late_stop(state: dict):
+    """The handler of SIGTERM, SIGHUP and Ctrl-C once the console script's command finished:
+    the process is shutting down, so the line is written and the process ends at once."""
+
+    def handler(signum, frame):
+        what = "interrupted" if signum == signal.SIGINT else "terminated"
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os.write(2, f"{PROG}: error: {_stopped(what, state)}\n".encode())
+        os._exit(128 + signum)
+
+    return handler
+
+
+def _stopped(what: str, state: dict) -> str:
+    args = state["args"]
+    if args is not None and args.command in ("experiment", "tune", "ladder"):
+        if getattr(args, "written", None):
+            return f"{what} after writing {args.written}"
+        return f"{what}; {args.out} was not written (an existing one is left as it was)"
+    if args is None or args.command != "simulate":
+        return what
+    written = getattr(args, "written", None)
+    if written:
+        return f"{what} after writing {written}"
+    if getattr(args, "dataset_out", False):
+        return (
+            f"{what}; the chunks written so far are kept in {args.out}: run the same command with "
+            "--resume to finish it"
+        )
+    return f"{what}; no output file was written"

@@ -9,6 +9,7 @@ from .cli_common import (
     _check_threads,
     _fail,
     _flag,
+    _lock_out,
     _n_deals,
     _user_errors,
 )
@@ -34,6 +35,7 @@ def _cmd_experiment(a) -> None:
     _check_threads(a.threads)
     _check_processes(a.processes, a.cluster)
     load_spec(a.path, deals_cap=a.deals)  # the experiment file first, then --out
+    _lock_out(a, a.out)
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
 
@@ -135,6 +137,7 @@ def _cmd_tune(a) -> None:
 
         search_space(a.strategy, None, only)
     check_config(cfg)
+    _lock_out(a, a.out)
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
     res = run_tune(cfg, on_written=_written(a))
@@ -169,6 +172,7 @@ def _cmd_ladder(a) -> None:
         from .rules import get_preset
 
         get_preset(a.preset)
+    _lock_out(a, a.out)
     with _flag("--out"):
         from pathlib import Path
 

@@ -30,6 +30,7 @@ from . import io as _io
 from . import parallel as _par
 from ._plural import plural
 from .lab.stats import SUMMARY_COLUMNS, RunningSummary
+from .outlock import locked_output
 from .rules import Rules, RulesError, get_preset
 
 #: engine columns the running summary reads (a resumed chunk's are read back from its file)
@@ -287,6 +288,7 @@ def check_log_path(out, logging: bool, force: bool) -> Path | None:
     return lp
 
 
+@locked_output("out")
 def run_simulation(
     preset: str,
     deals: int | None,
@@ -424,6 +426,8 @@ def run_simulation(
         cannot be used (strategies.user.load_file).
     tranca_sim.io.OutputExistsError
         If ``out`` or the deal-log file beside it exists without ``force``.
+    tranca_sim.outlock.OutputBusyError
+        If another live run is writing ``out`` (:mod:`tranca_sim.outlock`; held for the call).
     tranca_sim.io.RunFileError
         If ``out`` (or the log file) is a symbolic link or not a regular file,
         or its directory cannot be written; also,

@@ -47,6 +47,7 @@ import numpy as np
 
 from .. import io as _io
 from .._plural import plural
+from ..outlock import locked_output
 from .designs import DEALS_PER_UNIT, UNIT, RunPlan, duplicate_units, fixed_opponent_units, plan_runs
 from .inference import cs_rho2, sequential_interval
 from .rotation import rotation_units
@@ -240,6 +241,7 @@ class _Variant:
         self.half_width = math.inf
 
 
+@locked_output("out_dir")
 def run_experiment(
     path,
     out_dir,
@@ -308,6 +310,8 @@ def run_experiment(
         If the Dask cluster cannot be started or reached, or a worker runs another version.
     tranca_sim.io.RunFileError
         For an ``OSError`` while writing (disk full); nothing is left behind.
+    tranca_sim.outlock.OutputBusyError
+        If another live run is writing ``out_dir`` (:mod:`tranca_sim.outlock`).
     """
     from .. import parallel as _par
     from ..run import RunOptionError, check_where

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import io as _io
+from ..outlock import locked_output
 
 #: (label, strategy text) of the default ladder: the built-in players and the search player at
 #: a small and a large budget (docs/strategies.md "The search player")
@@ -119,6 +120,7 @@ def pair_plan(players: list[Player], decks: int, slow_decks: int) -> list[tuple[
     return sorted(out, key=lambda t: (t[2] != decks, t[0], t[1]))
 
 
+@locked_output("out_dir")
 def run_ladder(
     out_dir,
     preset: str = "tranca",

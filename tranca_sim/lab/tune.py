@@ -57,6 +57,7 @@ import numpy as np
 
 from .. import io as _io
 from .._plural import plural
+from ..outlock import locked_output
 
 
 class TuneError(ValueError):
@@ -236,6 +237,7 @@ def _test(units, alpha: float) -> dict:
     return t
 
 
+@locked_output("cfg")
 def run_tune(cfg: TuneConfig, on_written=None) -> dict:
     """Tune ``cfg.strategy`` and write ``cfg.out`` (see the module doc for the method).
 
