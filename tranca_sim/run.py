@@ -674,6 +674,7 @@ def run_simulation(
             else:
                 _io.write_run(path, finished(results), run_meta=meta, force=force)
             seconds = time.perf_counter() - t0
+            bar.close()  # the last deal is in: not drawn on while the workers shut down
             if log_path is not None and not log_idx:  # an older run's logs do not stay beside the new run
                 with _io.writing(log_path):
                     os.unlink(log_path)
