@@ -260,3 +260,30 @@ def test_a_process_takes_its_own_lock_again(tmp_path):
             assert lock_path(out).read_text().split("\n")[0] == str(os.getpid())
         assert lock_path(out).exists()
     assert not lock_path(out).exists()
+
+
+def test_every_run_function_locks_its_output(tmp_path):
+    """The Python API holds the lock too: each run function refuses an output another process
+    is writing (tune's is its configuration's ``out``)."""
+    from tranca_sim.lab.ladder import run_ladder
+    from tranca_sim.lab.tune import TuneConfig, run_tune
+    from tranca_sim.outlock import OutputBusyError
+    from tranca_sim.run import run_simulation
+
+    out = tmp_path / "out"
+    holder = _hold_lock(out)
+    try:
+        calls = [
+            lambda: run_simulation("tranca", 10, 1, "basic", "random", out, progress=False, dataset=True),
+            lambda: run_ladder(out, players=["basic", "random"], decks=4, progress=False),
+            lambda: run_tune(
+                TuneConfig("basic", "tranca", "basic", budget=120_000, out=str(out), progress=False)
+            ),
+        ]
+        for run in calls:
+            with pytest.raises(OutputBusyError) as e:
+                run()
+            assert e.value.pid == holder.pid
+    finally:
+        _stop(holder)
+    assert not out.exists()

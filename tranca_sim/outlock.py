@@ -173,8 +173,8 @@ def locked_output(param: str):
         def wrapper(*args, **kwargs):
             bound = sig.bind_partial(*args, **kwargs).arguments
             out = bound.get(param)
-            if out is None and param == "cfg" and "cfg" in bound:
-                out = getattr(bound["cfg"], "out", None)
+            if param == "cfg":  # a run's configuration (tune's TuneConfig): its output is cfg.out
+                out = getattr(out, "out", None)
             if out is None:
                 return func(*args, **kwargs)
             with output_lock(out):
