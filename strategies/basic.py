@@ -711,7 +711,7 @@ def choose_meld(prm, obs, acts, n, rng):
             hold = 2
     close = may_empty and hn <= CLOSE_HAND  # wild_reserve: close to emptying the hand
     locked = obs.pub[PUB_LOCKED] != 0
-    own = _set_ranks(obs, side)
+    own = -1  # _set_ranks(obs, side), read by new melds only: computed at the first one
     n_clean = 0  # read by keep_clean only
     n_open = 0  # read by long_meld only
     for m in range(n_melds if prm[P_KEEP_CLEAN] != 0.0 or prm[P_LONG_MELD] > 0.0 else 0):
@@ -768,6 +768,8 @@ def choose_meld(prm, obs, acts, n, rng):
                         s = 0  # run_clean_first: the side's clean runs stay candidates for the clean canasta
         else:  # A_NEW, A_RUN_NEW
             after = hn - 3
+            if t == A_NEW and own < 0:
+                own = _set_ranks(obs, side)
             second = t == A_NEW and (own & (1 << x)) != 0
             if y == NEW_3NAT:  # three naturals (RUN_3NAT for a run)
                 s = 55 if second and prm[P_PARTNER] == 0.0 else 40
@@ -933,12 +935,15 @@ def choose_discard(prm, obs, rng):
     special = obs.rp[R_THREES_SPECIAL] != 0
     sets = obs.rp[R_MELD_SETS] != 0
     no_discard = obs.pub[PUB_NO_DISCARD]
+    q = 12  # k % 13 (the rank index), counted along with k: no division per kind
     for k in range(min(N_KINDS, hand.shape[0])):
+        q = q + 1 if q < 12 else 0
         if hand[k] <= 0 or k == no_discard:  # may_discard
             continue
-        if is_wild(k) and wilds_meld:
+        wild = k == JOKER or q == 1  # is_wild(k)
+        if wild and wilds_meld:
             keep = 1000
-        elif is_wild(k):  # max_wilds = 0: no meld takes a wild
+        elif wild:  # max_wilds = 0: no meld takes a wild
             if runs and k != JOKER and not special:
                 keep = (
                     _run_keep_t(obs, ext_own, cov_own, k) - obs.rp[R_VALUES + k] // 5
@@ -949,7 +954,7 @@ def choose_discard(prm, obs, rng):
             b3 = k
             keep = 900 if lock else 19  # black3_lock: a defensive card; else junk like a lone 5
         else:
-            r = k % 13 + 1
+            r = q + 1
             if sets:
                 keep = 20 * n_naturals(hand, r) - obs.rp[R_VALUES + k] // 5
             else:

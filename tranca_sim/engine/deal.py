@@ -106,6 +106,7 @@ choose_draw, choose_meld, choose_discard, choose_redraw = engine_dispatch()
 # what the player to move sees (tranca_sim/engine/observe.py: also used by the search's rollouts)
 fill_pub = _observe.fill_pub
 _obs = _observe.player_obs
+_obs_again = _observe.player_obs_again  # later in the same turn: only what a turn changes
 
 
 @njit(cache=True, _nrt=False)
@@ -247,7 +248,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
             n = filter_melds(st, rp, seat, acts, n, scr, acts2)
         if n == 0:
             break
-        i = choose_meld(sid, prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
+        i = choose_meld(sid, prm, _obs_again(st, rp, seat, pub, hidden), acts, n, rng)
         if i == -1 and st.ss[side, SS_MELD_MIN] > 0 and must_go_on(st, rp, side):
             st.se[seat, SE_ILLEGAL] += 1  # E25: a first meld short of the minimum must be finished
             i = 0
@@ -284,7 +285,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
             st.sc[SC_ERRORS] += 1
         st.sc[SC_OVER] = END_STOCK_OUT
         return
-    k = choose_discard(sid, prm, _obs(st, rp, seat, pub, hidden), rng)
+    k = choose_discard(sid, prm, _obs_again(st, rp, seat, pub, hidden), rng)
     if not legal_discard(st, rp, seat, k):
         # a strategy that names an illegal card is counted and overruled: the first legal kind
         st.se[seat, SE_ILLEGAL] += 1

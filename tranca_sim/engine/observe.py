@@ -88,6 +88,45 @@ def fill_pub(st, rp, seat, pub):
         pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def refresh_pub(st, rp, seat, pub):
+    """:func:`fill_pub` again for the player at ``seat`` later in the same turn (its meld and
+    discard choices): only the facts a turn can change are written again.  ``pub`` must hold
+    :func:`fill_pub`'s facts for this seat from this turn's draw.  Unchanged within a turn: the
+    seat, side, turn, table size, the deal in the match and the match score, the side's first-meld
+    minimum (set when the deal is dealt), and the other seats' hands (only the player's own hand
+    changes on its turn).  Written again: the stock and pile, the lock, ``can_empty``, what the
+    player melded, the card it may not discard, the redraw, its hand size, and every side's
+    morto (``stock_out``: a waiting morto of either side may become the stock), red 3s, melds
+    and canastas."""
+    side = side_of(rp, seat)
+    pn = st.sc[SC_PILE_N]
+    pub[PUB_STOCK_N] = st.sc[SC_DECK_N] - st.sc[SC_STOCK_PTR]
+    pub[PUB_PILE_N] = pn
+    pub[PUB_LOCKED] = 1 if locked(st, rp) else 0
+    pub[PUB_PILE_TOP] = st.pile[pn - 1] if pn > 0 else -1
+    pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
+    pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
+    pub[PUB_NO_DISCARD] = no_discard_kind(st, seat)
+    pub[PUB_REDRAW_CARD] = -1
+    pub[PUB_REDRAWN] = st.sc[SC_REDRAWN] - 1
+    pub[PUB_HAND_N + seat] = st.se[seat, SE_HAND_N]
+    for sd in range(rp[R_N_SIDES]):
+        pub[PUB_MORTO + sd] = st.ss[sd, SS_MORTO]
+        pub[PUB_RED3 + sd] = st.ss[sd, SS_RED3]
+        pub[PUB_N_MELDS + sd] = st.ss[sd, SS_N_MELDS]
+        pub[PUB_CANASTAS + sd] = 1 if has_canasta(st, rp, sd, False) else 0
+        pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
+
+
+@njit(cache=True, inline="always")
+def player_obs_again(st, rp, seat, pub, hidden):
+    """:func:`player_obs` later in the same turn of ``seat`` (:func:`refresh_pub`)."""
+    refresh_pub(st, rp, seat, pub)
+    morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden
+    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
+
+
 @njit(cache=True, inline="always")
 def player_obs(st, rp, seat, pub, hidden):
     """The :data:`Obs` of the player at ``seat``: its hand, ``pub`` filled by :func:`fill_pub`,
