@@ -251,13 +251,17 @@ def list_meld_actions(st, rp, seat, acts):
     tw = n_twos(hand)
     jk = hand[JOKER]
     n = 0
+    # the ranks holding a natural, and two naturals or more, gathered as bits without a branch per
+    # rank (a branch per rank mispredicts on most hands); the new sets visit them lowest first as
+    # one loop over the ranks would, the extensions test a bit instead of counting the naturals
+    singles = 0
+    pairs = 0
+    for r in range(1, 14):
+        nat = n_naturals(hand, r)
+        singles |= (((-nat) >> 63) & 1) << r  # bit r: a natural of rank r
+        pairs |= (((1 - nat) >> 63) & 1) << r  # bit r: two naturals or more
     # E6 as _keep_ok(hn - 3, can_empty(...)), the side test made only when the hand is short
     if rp[R_MELD_SETS] != 0 and (hn >= 5 or can_empty(st, rp, side)):
-        # the ranks holding two naturals or more, gathered as bits without a branch per rank (a
-        # branch per rank mispredicts on most hands), then visited lowest first as one loop would
-        pairs = 0
-        for r in range(1, 14):
-            pairs |= (((1 - n_naturals(hand, r)) >> 63) & 1) << r  # bit r: two naturals or more
         while pairs != 0:
             r = trailing_zeros(pairs)
             pairs &= pairs - 1
@@ -283,7 +287,7 @@ def list_meld_actions(st, rp, seat, acts):
             continue
         r = st.mh[side, m, MH_RANK]
         # E6 (_keep_ok): the meld's canasta test only when the hand would keep fewer than 2 cards
-        if n_naturals(hand, r) > 0 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):
+        if (singles >> r) & 1 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):  # a natural of r
             acts[n] = act(A_EXT, m, C_NAT)
             n += 1
         if (
