@@ -198,7 +198,9 @@ def _first_redraw(st, rp, seat, sid, prm, rng, pub, hidden):
         st.se[seat, SE_ILLEGAL] += 1
 
 
-@njit(cache=True, _nrt=False)
+# issue 9: IR-inlined into play_deal, its only caller in the engine, so the deal's State and the
+# turn's other arrays are passed once a deal (to play_deal) instead of once a turn
+@njit(cache=True, _nrt=False, inline="always")
 def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, acts2):
     """Play one turn of ``seat``: red 3s, draw, melds, discard (000 Gameplay 1-12).
 
@@ -297,7 +299,7 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
     _check(st, rp, pack, check)
 
 
-@njit(cache=True, _nrt=False, inline="always")  # issue 9: inlined into the kernels (see below)
+@njit(cache=True, _nrt=False)  # issue 9: a library of its own, with the turn inlined (see above)
 def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2):
     """Play the dealt position in ``st`` to its end.
 
