@@ -45,6 +45,7 @@ from tranca_sim.engine.obs import (
     act_x,
     act_y,
 )
+from tranca_sim.engine.observe import refresh_pub
 from tranca_sim.engine.rng import STREAM_SEAT0, STREAM_SHUFFLE, seed_stream
 from tranca_sim.engine.state import (
     END_STOCK_OUT,
@@ -116,6 +117,16 @@ def _obs(st, rp, seat, pub, hidden, tm):
 
 
 @njit
+def _obs_again(st, rp, seat, pub, hidden, tm):
+    """:func:`_obs` later in the same turn: the engine's ``refresh_pub`` (what a turn changes)."""
+    t = cycles()
+    refresh_pub(st, rp, seat, pub)
+    tm[P_OBS] += cycles() - t
+    morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden
+    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
+
+
+@njit
 def play_turn_timed(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, scr, acts2, tm):
     """:func:`tranca_sim.engine.deal.play_turn` (check off) with the phase timers."""
     tm[C_TURNS] += 1
@@ -172,7 +183,7 @@ def play_turn_timed(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, scr, a
         if n == 0:
             tm[C_EMPTY_MELD_LISTS] += 1
             break
-        o = _obs(st, rp, seat, pub, hidden, tm)
+        o = _obs_again(st, rp, seat, pub, hidden, tm)
         t = cycles()
         i = D.choose_meld(sid, prm, o, acts, n, rng)
         tm[P_CMELD] += cycles() - t
@@ -206,7 +217,7 @@ def play_turn_timed(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, scr, a
     if st.se[seat, SE_HAND_N] == 1 and not D.can_empty(st, rp, side):
         st.sc[SC_OVER] = END_STOCK_OUT
         return
-    o = _obs(st, rp, seat, pub, hidden, tm)
+    o = _obs_again(st, rp, seat, pub, hidden, tm)
     t = cycles()
     k = D.choose_discard(sid, prm, o, rng)
     tm[P_CDISC] += cycles() - t
