@@ -30,8 +30,9 @@ function that is not inlined.  The small functions of the turn that take the
 ``State`` -- ``state.log_event``, the canasta and going-out tests and the set
 checks of :mod:`.melds`, the card moves, the draw and meld listings of sets, the
 laying, the pile, discard and observation functions -- are compiled with
-``forceinline=True`` (LLVM ``alwaysinline``) into :func:`.deal.play_turn`, which
-stays a call.  The big ones (the run listing of :mod:`.runs` and
+``forceinline=True`` (LLVM ``alwaysinline``) into :func:`.deal.play_turn`, which is
+IR-inlined into :func:`.deal.play_deal`, its only caller, so the ``State`` is passed once a deal
+(to ``play_deal``, a library of its own) instead of once a turn.  The big ones (the run listing of :mod:`.runs` and
 :mod:`.run_options`, the first-meld check of :mod:`.opening`, :mod:`.search`,
 the kernels) are not marked: each is compiled once, not copied into every
 caller, so the first compile stays affordable.  A new function that takes the
@@ -40,13 +41,14 @@ caller, so the first compile stays affordable.  A new function that takes the
 The first compile (issue 9, benchmarks/README.md "The first compile made smaller"): numba
 optimises and generates the machine code of a function's whole call tree again for every function
 that is compiled on its own (a library), so the levels above :func:`.deal.play_turn` are kept
-few: ``kernel._play_one`` and :func:`.deal.play_deal` are inlined into the kernels at numba's IR
-level (``inline="always"``, no library of their own), the batch and match kernels are plain
+few: ``kernel._play_one`` is inlined into the kernels at numba's IR level (``inline="always"``, no
+library of their own) and calls :func:`.deal.play_deal`, the one library holding the turn, the batch and match kernels are plain
 ``nogil`` functions over a range run on threads (:func:`.kernel.in_threads`; a ``prange`` loop is
 two more libraries), and ``state.log_event`` is IR-inlined too (as an LLVM-inlined function it
 compiled once per combination of argument types, about a fifth of the compile).  Use
-``inline="always"`` for thin functions between the kernels and ``play_turn``, never for
-``play_turn`` itself or the big listings (their copies would multiply the compile).
+``inline="always"`` for thin functions between the kernels and ``play_deal``, and for
+``play_turn`` only because ``play_deal`` is its one caller; never for the big listings (their
+copies would multiply the compile).
 """
 
 from __future__ import annotations
