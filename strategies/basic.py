@@ -590,13 +590,27 @@ def _open_pile_fits_runs(prm, obs):
         hn = obs.pub[PUB_HAND_N + obs.pub[PUB_SEAT]]
         room = obs.pub[PUB_CAN_EMPTY] != 0
         return not is_wild(t) and (hn >= 4 or room) and _run_meldable(obs, side, t)
+    need = prm[P_RUN_PILE_SHARE] * pn
     fit = 0
     ext, cover = _run_tables(obs, side)
+    nb = _hand_nb(obs.hand)
+    several = obs.rp[R_SEVERAL_RUNS] != 0
     for i in range(pn):
         k = obs.pile[i]
-        if (wilds_play and is_wild(k)) or _run_keep_t(obs, ext, cover, k) > 0:  # _run_fit
+        if wilds_play and is_wild(k):
             fit += 1
-    return fit >= prm[P_RUN_PILE_SHARE] * pn
+        else:  # _run_fit: _run_keep_t(obs, ext, cover, k) > 0, whose terms are all >= 0 unless blocked
+            s = k // 13
+            r = k % 13 + 1
+            if (several or not (cover[s] >> r) & 1) and (
+                (ext[s] >> (4 * r)) & 15 != 0 or (nb[s] >> (r - 1)) & NB_FIT != 0
+            ):
+                fit += 1
+            else:
+                continue
+        if fit >= need:
+            return True  # the share is reached: the rest of the pile cannot change the answer
+    return fit >= need
 
 
 @njit(cache=True, _nrt=False)
@@ -908,6 +922,50 @@ def _run_keep_t(obs, ext, cover, k):
     return keep + _neighbours_keep(obs, s, r)
 
 
+NB_FIT = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the four neighbour bits of rank 1 in _suit_nb
+
+
+@njit(cache=True, inline="always")
+def _suit_nb(hand, s):
+    """:func:`_neighbours_keep` of every rank of suit ``s`` at once, from the hand's naturals of
+    the suit as a 13-bit ring (bit r - 1: the hand holds rank r).  Packed in 13-bit fields: bit
+    r - 1 of field 0 is set when the hand holds rank r + 1, field 1 rank r - 1 (both +15), field 2
+    rank r + 2, field 3 rank r - 2 (both +8); the ace is next to the king both ways (Q-K-A, and as
+    :func:`_neighbours_keep` has it, K-A and A-2-3 but not Q-A: field 3 of the ace is left out)."""
+    base = s * 13
+    h = 0
+    for q in range(13):
+        h |= (1 if hand[base + q] > 0 else 0) << q
+    up1 = ((h >> 1) | (h << 12)) & 0x1FFF  # bit i: rank i + 2 held (the ring: after the K the ace)
+    dn1 = ((h << 1) | (h >> 12)) & 0x1FFF  # bit i: rank i held
+    up2 = ((h >> 2) | (h << 11)) & 0x1FFF
+    dn2 = ((h << 2) | (h >> 11)) & 0x1FFE  # the ace's rank - 2 (the Q) does not count
+    return up1 | (dn1 << 13) | (up2 << 26) | (dn2 << 39)
+
+
+@njit(cache=True, inline="always")
+def _nb_keep(nb, r):
+    """:func:`_neighbours_keep` of rank ``r`` from its suit's :func:`_suit_nb` ``nb``."""
+    x = nb >> (r - 1)
+    return 15 * ((x & 1) + ((x >> 13) & 1)) + 8 * (((x >> 26) & 1) + ((x >> 39) & 1))
+
+
+@njit(cache=True, inline="always")
+def _hand_nb(hand):
+    """:func:`_suit_nb` of the four suits."""
+    return (_suit_nb(hand, 0), _suit_nb(hand, 1), _suit_nb(hand, 2), _suit_nb(hand, 3))
+
+
+@njit(cache=True, inline="always")
+def _run_keep_nb(obs, ext, cover, nb, k):
+    """:func:`_run_keep_t` with the hand's neighbours read from :func:`_hand_nb` ``nb``."""
+    s = k // 13
+    r = k % 13 + 1
+    if obs.rp[R_SEVERAL_RUNS] == 0 and (cover[s] >> r) & 1:
+        return -40 if obs.rp[R_MELD_SETS] == 0 else 0
+    return 50 * ((ext[s] >> (4 * r)) & 15) + _nb_keep(nb[s], r)
+
+
 @njit(cache=True, _nrt=False)
 def choose_discard(prm, obs, rng):
     hand = obs.hand
@@ -926,10 +984,12 @@ def choose_discard(prm, obs, rng):
     if prm[P_MORTO_SEEN] != 0.0 and obs.rp[R_MORTOS_FACE_UP] != 0:
         seen_pairs = opp_morto_pairs(obs, side)
     z4 = (0, 0, 0, 0)
-    ext_own, cov_own, ext_opp = z4, z4, z4
+    ext_own, cov_own, ext_opp, nb = z4, z4, z4, z4
     if runs:
         ext_own, cov_own = _run_tables(obs, side)
-        ext_opp = _run_tables(obs, opp)[0]
+        nb = _hand_nb(hand)
+        if safe:  # read by safe_discard only
+            ext_opp = _run_tables(obs, opp)[0]
     best = -1
     best_keep = 1 << 30
     b3 = -1
@@ -954,7 +1014,7 @@ def choose_discard(prm, obs, rng):
         elif wild:  # max_wilds = 0: no meld takes a wild
             if runs and k != JOKER and not special:
                 keep = (
-                    _run_keep_t(obs, ext_own, cov_own, k) - obs.rp[R_VALUES + k] // 5
+                    _run_keep_nb(obs, ext_own, cov_own, nb, k) - obs.rp[R_VALUES + k] // 5
                 )  # the natural of place 2
             else:
                 keep = -1000 - obs.rp[R_VALUES + k]  # a dead card: only costs its value in hand
@@ -970,7 +1030,7 @@ def choose_discard(prm, obs, rng):
             if own & (1 << r):
                 keep += 40
             if runs:
-                keep += _run_keep_t(obs, ext_own, cov_own, k)
+                keep += _run_keep_nb(obs, ext_own, cov_own, nb, k)
             if seen_pairs & (1 << r):
                 keep += 30  # Tranca Aberta: their morto brought a pair of this rank (as if taken)
             if safe:

@@ -138,7 +138,7 @@ def _room(st, side):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)  # inlined into play_turn (issue 8)
 def list_run_actions(st, rp, seat, acts, n):
     """Append the legal run actions of ``seat``'s meld phase to ``acts[n:]``; return the new count.
 
@@ -154,6 +154,7 @@ def list_run_actions(st, rp, seat, acts, n):
     jk = hand[JOKER]
     tw_all = n_twos(hand)
     below = (1 << lo_min) - 1  # positions under the preset's lowest
+    win = 0x1FFF & ~below  # first positions of a window of three: lo_min..12
     # E6 as _keep_ok(hn - 3, can_empty(...)): the side's test made only when the hand is short
     room = False
     if hn >= 5 or can_empty(st, rp, side):
@@ -169,17 +170,27 @@ def list_run_actions(st, rp, seat, acts, n):
             base = s * 13
             bits = 0  # bit p: the hand holds the natural of position p of suit s
             for q in range(13):
-                if hand[base + q] > 0:
-                    bits |= 2 << q  # kind base + q is position q + 1 (the ace low at 1)
+                bits |= (1 if hand[base + q] > 0 else 0) << (q + 1)  # kind base + q: position q + 1
             bits |= (bits & 2) << 13  # the ace also stands at position 14
             bits &= ~below
-            if bits & (bits - 1) == 0:
-                continue  # fewer than two naturals of the suit: no window of three has two
+            # bit p: two or more naturals in positions p..p+2 (a window a wild may complete)
+            b1 = bits >> 1
+            b2 = bits >> 2
+            two = ((bits & b1) | (bits & b2) | (b1 & b2)) & win
+            if not wild_ok:
+                two &= b2 & b1 & bits  # only windows of three naturals
+            if two == 0:
+                continue
             own2 = hand[base + 1]
-            for p in range(lo_min, 13):
+            two >>= lo_min
+            p = lo_min - 1
+            while two != 0:  # the windows' first positions p, lowest first
+                p += 1
+                bit = two & 1
+                two >>= 1
+                if bit == 0:
+                    continue
                 w = (bits >> p) & 7
-                if w & (w - 1) == 0:
-                    continue  # fewer than two naturals in positions p..p+2
                 if w == 7:
                     if minn <= 3:
                         acts[n] = act(A_RUN_NEW, s * 16 + p, 0)
@@ -239,7 +250,7 @@ def run_capture_top(st, rp):
     return t
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)  # inlined into play_turn (issue 8)
 def list_run_captures(st, rp, seat, acts, n):
     """Append the ways to take a closed pile with a run to ``acts[n:]``; return the new count.
 
@@ -372,7 +383,7 @@ def _fill_run(st, seat, side, m, s, p, y, skip):
     return (k0, k1, k2)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)  # inlined into play_turn (issue 8)
 def apply_run_action(st, rp, seat, a_type, x, y):
     """Lay the run action (type, x, y) for ``seat``; returns the meld row used."""
     if a_type == A_RUN_SWAP:
