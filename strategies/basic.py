@@ -552,7 +552,7 @@ def _run_fit(obs, side, k):
     return _run_keep(obs, side, k) > 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _run_meldable(obs, side, k):
     """The natural ``k`` can be melded at once in a run: onto an end of one of the side's runs of
     its suit, or with two naturals of its suit from the hand (k-2 k-1, k-1 k+1 or k+1 k+2; the
@@ -573,7 +573,7 @@ def _run_meldable(obs, side, k):
     return (have & 3) == 3 or (have & 10) == 10 or (have & 24) == 24
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _open_pile_fits_runs(prm, obs):
     """Runs only (``meld_sets`` off, open ``buraco``): every card taken that is not melded counts
     against the side and keeps its hand from emptying (004 tip 3), so the open pile is taken
@@ -590,30 +590,14 @@ def _open_pile_fits_runs(prm, obs):
         hn = obs.pub[PUB_HAND_N + obs.pub[PUB_SEAT]]
         room = obs.pub[PUB_CAN_EMPTY] != 0
         return not is_wild(t) and (hn >= 4 or room) and _run_meldable(obs, side, t)
-    need = prm[P_RUN_PILE_SHARE] * pn
+    fm = _run_fit_mask(obs, side, wilds_play)
     fit = 0
-    ext, cover = _run_tables(obs, side)
-    nb = _hand_nb(obs.hand)
-    several = obs.rp[R_SEVERAL_RUNS] != 0
     for i in range(pn):
-        k = obs.pile[i]
-        if wilds_play and is_wild(k):
-            fit += 1
-        else:  # _run_fit: _run_keep_t(obs, ext, cover, k) > 0, whose terms are all >= 0 unless blocked
-            s = k // 13
-            r = k % 13 + 1
-            if (several or not (cover[s] >> r) & 1) and (
-                (ext[s] >> (4 * r)) & 15 != 0 or (nb[s] >> (r - 1)) & NB_FIT != 0
-            ):
-                fit += 1
-            else:
-                continue
-        if fit >= need:
-            return True  # the share is reached: the rest of the pile cannot change the answer
-    return fit >= need
+        fit += (fm >> obs.pile[i]) & 1  # _run_fit of the card, or a wild where wilds play
+    return fit >= prm[P_RUN_PILE_SHARE] * pn
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _open_pile_useful(prm, obs):
     """An open pile of two cards or more is always worth taking; a one-card pile only when its
     card can be melded this turn (onto a side set of its rank, or with two naturals from the hand)
@@ -829,7 +813,7 @@ def _neighbours_keep(obs, s, r):
     return keep
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _run_keep(obs, side, k):
     """Where runs are melded: how much a natural ``k`` is worth keeping for runs.  Its suit
     neighbours in the hand (+15 next to it, +8 one further) and the side's runs it extends
@@ -954,6 +938,63 @@ def _nb_keep(nb, r):
 def _hand_nb(hand):
     """:func:`_suit_nb` of the four suits."""
     return (_suit_nb(hand, 0), _suit_nb(hand, 1), _suit_nb(hand, 2), _suit_nb(hand, 3))
+
+
+@njit(cache=True, inline="always")
+def _run_fit_mask(obs, side, wilds_play):
+    """Bit ``k`` set for each kind ``k`` that fits ``side``'s runs or the hand (:func:`_run_fit`:
+    :func:`_run_keep` above 0), and for the wilds when ``wilds_play`` (2s and the joker); a pile
+    of cards is then counted with one shift a card.  Without ``wilds_play`` a 2 is the natural of
+    its place and the joker fits nothing."""
+    several = obs.rp[R_SEVERAL_RUNS] != 0
+    e0 = 0  # bit r - 1: a run of the suit takes rank r at an end
+    e1 = 0
+    e2 = 0
+    e3 = 0
+    c0 = 0  # bit r - 1: a run of the suit holds the place of rank r (read without several runs)
+    c1 = 0
+    c2 = 0
+    c3 = 0
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        if obs.mh[side, m, MH_TYPE] != MT_RUN:
+            continue
+        lo = obs.mh[side, m, MH_LO]
+        hi = obs.mh[side, m, MH_HI]
+        e = 0
+        if lo >= 2:
+            e |= 1 << (lo - 2)  # rank lo - 1 (lo = 2: the low ace)
+        if hi <= 12:
+            e |= 1 << hi  # rank hi + 1
+        elif hi == 13:
+            e |= 1  # the high ace above the K
+        c = ((1 << min(hi, 13)) - 1) & ~((1 << (max(lo, 2) - 1)) - 1)
+        if lo == 1 and hi == 14:
+            c |= 1
+        sm = obs.mh[side, m, MH_SUIT]
+        if sm == 0:
+            e0 |= e
+            c0 |= c
+        elif sm == 1:
+            e1 |= e
+            c1 |= c
+        elif sm == 2:
+            e2 |= e
+            c2 |= c
+        else:
+            e3 |= e
+            c3 |= c
+    if several:
+        c0 = c1 = c2 = c3 = 0
+    fm = 0
+    for s in range(4):
+        nb = _suit_nb(obs.hand, s)
+        f = (nb | (nb >> 13) | (nb >> 26) | (nb >> 39)) & 0x1FFF
+        f |= e0 if s == 0 else (e1 if s == 1 else (e2 if s == 2 else e3))
+        f &= ~(c0 if s == 0 else (c1 if s == 1 else (c2 if s == 2 else c3)))
+        fm |= f << (13 * s)
+    if wilds_play:
+        fm |= (1 << 1) | (1 << 14) | (1 << 27) | (1 << 40) | (1 << JOKER)
+    return fm
 
 
 @njit(cache=True, inline="always")
