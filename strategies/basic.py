@@ -583,14 +583,16 @@ def _open_pile_fits_runs(prm, obs):
     t = obs.pub[PUB_PILE_TOP]
     side = obs.pub[PUB_SIDE]
     wilds_play = obs.rp[R_MAX_WILDS] > 0  # max_wilds = 0: a 2 is only the natural of its own place
-    if t < 0 or not ((wilds_play and is_wild(t)) or _run_fit(obs, side, t)):
+    if t < 0:
+        return False
+    fm = _run_fit_mask(obs, side, wilds_play)
+    if not (fm >> t) & 1:  # (wilds_play and is_wild(t)) or _run_fit(obs, side, t)
         return False
     if pn == 1:
         # as with sets: a one-card pile only when its card is melded this turn (no swaps, E13)
         hn = obs.pub[PUB_HAND_N + obs.pub[PUB_SEAT]]
         room = obs.pub[PUB_CAN_EMPTY] != 0
         return not is_wild(t) and (hn >= 4 or room) and _run_meldable(obs, side, t)
-    fm = _run_fit_mask(obs, side, wilds_play)
     fit = 0
     for i in range(pn):
         fit += (fm >> obs.pile[i]) & 1  # _run_fit of the card, or a wild where wilds play
