@@ -34,6 +34,7 @@ hand (``A_CAP_RUN``), 000 Gameplay 3, VARIANTS 4.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..rules import (
@@ -130,6 +131,22 @@ def twos_as_wild(hand, s, p):
     return tw
 
 
+@njit(cache=True, inline="always")
+def hand_bits(hand):
+    """Bit ``k`` set for each natural kind ``k`` (0-51) the hand holds (``hand[k] > 0``): the 52
+    counts read four at a time as 13 ``int64`` words (``hand`` a C-contiguous ``int16`` row, its
+    counts 0..32767), three 16-bit counts tested for non-zero by a carry into their top bit and
+    gathered by one multiplication, the fourth by a shift."""
+    words = hand[:52].view(np.int64)
+    bits = 0
+    for i in range(13):
+        w = words[i]  # counts j = 0..3 in bits 16j..16j+15, each < 0x8000: w >= 0
+        a = ((w & 0x7FFF7FFF7FFF) + 0x7FFF7FFF7FFF) >> 15  # bit 16j: count j > 0 (j < 3)
+        nz = (((a & 0x100010001) * 0x1000200040008) >> 48) & 7  # bit 16j to bit j
+        bits |= (nz | (8 if w >> 48 != 0 else 0)) << (4 * i)
+    return bits
+
+
 @njit(cache=True, _nrt=False)
 def _room(st, side):
     if st.ss[side, SS_N_MELDS] >= MAXM:
@@ -155,6 +172,7 @@ def list_run_actions(st, rp, seat, acts, n):
     tw_all = n_twos(hand)
     below = (1 << lo_min) - 1  # positions under the preset's lowest
     win = 0x1FFF & ~below  # first positions of a window of three: lo_min..12
+    held = hand_bits(hand)  # bit k: the hand holds kind k
     # E6 as _keep_ok(hn - 3, can_empty(...)): the side's test made only when the hand is short
     room = False
     if hn >= 5 or can_empty(st, rp, side):
@@ -168,9 +186,7 @@ def list_run_actions(st, rp, seat, acts, n):
             if not several and not may_open_run(st, rp, side, s):
                 continue
             base = s * 13
-            bits = 0  # bit p: the hand holds the natural of position p of suit s
-            for q in range(13):
-                bits |= (1 if hand[base + q] > 0 else 0) << (q + 1)  # kind base + q: position q + 1
+            bits = ((held >> base) & 0x1FFF) << 1  # bit p: the natural of position p (kind base + p - 1)
             bits |= (bits & 2) << 13  # the ace also stands at position 14
             bits &= ~below
             # bit p: two or more naturals in positions p..p+2 (a window a wild may complete)
@@ -216,7 +232,7 @@ def list_run_actions(st, rp, seat, acts, n):
             if p < lo_min or p > 14:
                 continue
             # E6 (_keep_ok): the run's canasta test only when the hand would keep fewer than 2 cards
-            if hand[pos_kind(s, p)] > 0 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):
+            if (held >> pos_kind(s, p)) & 1 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):
                 acts[n] = act(A_RUN_EXT, m, end * 4 + C_NAT)
                 n += 1
             if (
