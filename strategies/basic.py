@@ -182,6 +182,7 @@ from tranca_sim.engine.obs import (
     next_seat,
     seat_side,
 )
+from tranca_sim.engine.runs import hand_bits
 from tranca_sim.engine.state import (
     MH_GREW,
     MH_HI,
@@ -912,16 +913,12 @@ NB_FIT = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the four neighbour bits of ran
 
 
 @njit(cache=True, inline="always")
-def _suit_nb(hand, s):
-    """:func:`_neighbours_keep` of every rank of suit ``s`` at once, from the hand's naturals of
-    the suit as a 13-bit ring (bit r - 1: the hand holds rank r).  Packed in 13-bit fields: bit
+def _suit_nb(h):
+    """:func:`_neighbours_keep` of every rank of a suit at once, from the hand's naturals of the
+    suit as a 13-bit ring ``h`` (bit r - 1: the hand holds rank r).  Packed in 13-bit fields: bit
     r - 1 of field 0 is set when the hand holds rank r + 1, field 1 rank r - 1 (both +15), field 2
     rank r + 2, field 3 rank r - 2 (both +8); the ace is next to the king both ways (Q-K-A, and as
     :func:`_neighbours_keep` has it, K-A and A-2-3 but not Q-A: field 3 of the ace is left out)."""
-    base = s * 13
-    h = 0
-    for q in range(13):
-        h |= (1 if hand[base + q] > 0 else 0) << q
     up1 = ((h >> 1) | (h << 12)) & 0x1FFF  # bit i: rank i + 2 held (the ring: after the K the ace)
     dn1 = ((h << 1) | (h >> 12)) & 0x1FFF  # bit i: rank i held
     up2 = ((h >> 2) | (h << 11)) & 0x1FFF
@@ -938,8 +935,14 @@ def _nb_keep(nb, r):
 
 @njit(cache=True, inline="always")
 def _hand_nb(hand):
-    """:func:`_suit_nb` of the four suits."""
-    return (_suit_nb(hand, 0), _suit_nb(hand, 1), _suit_nb(hand, 2), _suit_nb(hand, 3))
+    """:func:`_suit_nb` of the four suits (the hand read by :func:`~tranca_sim.engine.runs.hand_bits`)."""
+    held = hand_bits(hand)
+    return (
+        _suit_nb(held & 0x1FFF),
+        _suit_nb((held >> 13) & 0x1FFF),
+        _suit_nb((held >> 26) & 0x1FFF),
+        _suit_nb((held >> 39) & 0x1FFF),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -988,8 +991,9 @@ def _run_fit_mask(obs, side, wilds_play):
     if several:
         c0 = c1 = c2 = c3 = 0
     fm = 0
+    held = hand_bits(obs.hand)
     for s in range(4):
-        nb = _suit_nb(obs.hand, s)
+        nb = _suit_nb((held >> (13 * s)) & 0x1FFF)
         f = (nb | (nb >> 13) | (nb >> 26) | (nb >> 39)) & 0x1FFF
         f |= e0 if s == 0 else (e1 if s == 1 else (e2 if s == 2 else e3))
         f &= ~(c0 if s == 0 else (c1 if s == 1 else (c2 if s == 2 else c3)))
