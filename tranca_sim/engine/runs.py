@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..rules import (
     R_MAX_WILDS,
@@ -198,14 +199,9 @@ def list_run_actions(st, rp, seat, acts, n):
             if two == 0:
                 continue
             own2 = hand[base + 1]
-            two >>= lo_min
-            p = lo_min - 1
             while two != 0:  # the windows' first positions p, lowest first
-                p += 1
-                bit = two & 1
-                two >>= 1
-                if bit == 0:
-                    continue
+                p = trailing_zeros(two)
+                two &= two - 1
                 w = (bits >> p) & 7
                 if w == 7:
                     if minn <= 3:
