@@ -287,3 +287,27 @@ def test_every_run_function_locks_its_output(tmp_path):
     finally:
         _stop(holder)
     assert not out.exists()
+
+
+def test_a_run_on_worker_processes_ends_when_it_is_done(tmp_path):
+    """A fresh user's find: every ``--processes 2`` run of the console script printed its summary
+    and then waited out loky's 300 s idle timeout before the prompt came back (the fast exit ran
+    multiprocessing's exit function, which joins the workers, before loky's thread-exit callback had
+    shut them down).  The run must end within seconds of its last line."""
+    import time
+
+    out = tmp_path / "p2"
+    t0 = time.monotonic()
+    p = subprocess.run(
+        [sys.executable, "-m", "tranca_sim.cli", "simulate", "--deals", "400", "--chunk-size", "100",
+         "--out", f"{out}/", "--processes", "2", "--no-progress"],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )  # fmt: skip
+    took = time.monotonic() - t0
+    assert p.returncode == 0, p.stderr
+    assert "2 processes" in p.stdout
+    assert took < 150, f"{took:.0f} s: the process waited for its idle workers"  # a hang is 300 s

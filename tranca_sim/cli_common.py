@@ -185,7 +185,14 @@ def _exit_now(status: int) -> None:
     where no Python signal handler runs: a SIGTERM there ended the process silently (status 143,
     nothing said; a fresh user's find)."""
     import atexit
+    import threading
 
+    # Python's own order: first the threads' exit callbacks and the joins of the other threads
+    # (threading._shutdown: joblib's loky and concurrent.futures shut their workers down there),
+    # then the atexit functions (multiprocessing's joins its children there: without the first
+    # step it waited out loky's 300 s idle timeout after every --processes run; a fresh user's find)
+    with contextlib.suppress(Exception):
+        threading._shutdown()
     atexit._run_exitfuncs()
     for f in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
