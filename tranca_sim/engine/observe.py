@@ -57,35 +57,22 @@ from .turn import no_discard_kind
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def fill_pub(st, rp, seat, pub):
-    """The public facts the player at ``seat`` sees (``PUB_*`` layout)."""
+    """The public facts the player at ``seat`` sees (``PUB_*`` layout): the facts fixed for the
+    turn here, the ones a turn can change by :func:`refresh_pub`."""
     side = side_of(rp, seat)
     n_sides = rp[R_N_SIDES]
-    pn = st.sc[SC_PILE_N]
     pub[PUB_SEAT] = seat
     pub[PUB_SIDE] = side
     pub[PUB_TURN] = st.sc[SC_TURN]
-    pub[PUB_STOCK_N] = st.sc[SC_DECK_N] - st.sc[SC_STOCK_PTR]
-    pub[PUB_PILE_N] = pn
-    pub[PUB_LOCKED] = 1 if locked(st, rp) else 0
-    pub[PUB_PILE_TOP] = st.pile[pn - 1] if pn > 0 else -1
-    pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
-    pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
-    pub[PUB_NO_DISCARD] = no_discard_kind(st, seat)
     pub[PUB_DEAL_IN_MATCH] = st.sc[SC_DEAL_IN_MATCH]
     pub[PUB_MELD_MIN] = st.ss[side, SS_MELD_MIN]
-    pub[PUB_REDRAW_CARD] = -1
-    pub[PUB_REDRAWN] = st.sc[SC_REDRAWN] - 1
     pub[PUB_N_SEATS] = rp[R_N_SEATS]
     pub[PUB_N_SIDES] = n_sides
     for s in range(4):
         pub[PUB_HAND_N + s] = st.se[s, SE_HAND_N]
     for sd in range(n_sides):
-        pub[PUB_MORTO + sd] = st.ss[sd, SS_MORTO]
-        pub[PUB_RED3 + sd] = st.ss[sd, SS_RED3]
         pub[PUB_MATCH_SCORE + sd] = st.ss[sd, SS_MATCH_SCORE]
-        pub[PUB_N_MELDS + sd] = st.ss[sd, SS_N_MELDS]
-        pub[PUB_CANASTAS + sd] = 1 if has_canasta(st, rp, sd, False) else 0
-        pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
+    refresh_pub(st, rp, seat, pub)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
