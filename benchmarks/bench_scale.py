@@ -6,7 +6,7 @@ and peak memory against the number of deals.
 
 Each measurement is a fresh process (``--one``) running ``run_simulation`` with a dataset
 output (``--out DIR/``, one Parquet file per chunk), ``--pair`` (default basic vs basic), cached
-kernels (a warm-up run fills numba's cache first).  Printed: commit, load average before and after,
+kernels (a warm-up run fills numba's cache first).  Printed: commit, load average and free cores (:func:`free_cores`) before and after,
 the end-to-end rate (deals/s with the Parquet files written, the engine's load excluded), the kernel
 rate (deals over the busiest worker's seconds inside ``simulate_chunk``) and the parallel efficiency
 (kernel rate over the workers' count times the first mode's kernel rate: run ``threads:1`` first),
@@ -111,6 +111,40 @@ def show(r: dict, base_kernel: float | None = None) -> float:
     return kernel
 
 
+def free_cores() -> str:
+    """How many cores this run can have right now: a small numba loop on one thread, then on two
+    side by side; ``2.00`` when the second core is free, about ``1.0`` when another job holds one.
+    The load average lags by minutes and counts sleeping I/O; this says what a run gets."""
+    import threading
+
+    from numba import njit
+
+    @njit(nogil=True)
+    def spin(n):
+        x = 88172645463325252
+        acc = 0
+        for _ in range(n):
+            x ^= (x << 13) & 0xFFFFFFFFFFFF
+            x ^= x >> 7
+            x ^= (x << 17) & 0xFFFFFFFFFFFF
+            acc += x & 255
+        return acc
+
+    spin(10)
+
+    def timed(k: int) -> float:
+        ts = [threading.Thread(target=spin, args=(60_000_000,)) for _ in range(k)]
+        t = time.perf_counter()
+        for th in ts:
+            th.start()
+        for th in ts:
+            th.join()
+        return time.perf_counter() - t
+
+    one_t, two_t = timed(1), timed(2)
+    return f"{2 * one_t / two_t:.2f} of 2 cores free"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -128,7 +162,10 @@ def main() -> None:
         return
     tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
-        print(f"commit {commit()}, load average before {os.getloadavg()[0]:.1f}, cpus {os.cpu_count()}")
+        print(
+            f"commit {commit()}, load average before {os.getloadavg()[0]:.1f}, cpus {os.cpu_count()}, "
+            f"{free_cores()}"
+        )
         run_one("threads:2", 2000, 1000, f"{tmp}/warm/")  # fills numba's cache: no compile below
         if a.rss:
             print("peak memory against deals (in-process, 2 threads, 50,000-deal chunks):")
@@ -141,7 +178,7 @@ def main() -> None:
             for m in a.modes:
                 k = show(run_one(m, a.deals, a.chunk_size, f"{tmp}/{m.replace(':', '-')}/", a.pair), base)
                 base = base or k
-        print(f"load average after {os.getloadavg()[0]:.1f}")
+        print(f"load average after {os.getloadavg()[0]:.1f}, {free_cores()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
