@@ -120,11 +120,11 @@ BAD = [
     (["summarize", "CORRUPT"], ["corrupt.parquet", "is corrupt or truncated"]),
     (
         ["summarize", "TWICE"],
-        ["cannot summarise: deal 0 of seed 4 has several rows for side A", "concatenated"],
+        ["twice.parquet: deal 0 has several rows for side A", "concatenated"],
     ),
     (
         ["summarize", "MIXED"],
-        ["cannot summarise: side A holds rows of several strategies (basic, basic:black3_lock=1)"],
+        ["mixed.parquet: deal 0 has several rows for side A", "concatenated"],
     ),
     # replay
     (["replay", "RUN", "--deal", "30"], ["--deal 30 is not a deal of", "its deals are 0 to 29"]),
@@ -240,3 +240,51 @@ def test_check_of_a_file_that_is_no_deal_log_is_an_input_error(tmp_path, capsys,
     assert status == 2 and len(lines) == 1, err
     assert lines[0].startswith(f"tranca-sim: error: {str(bad)!r} is not a deal log file")
     assert "agreed with the referee" not in out
+
+
+READERS = (["summarize"], ["check", "--no-progress", "--sample", "5"], ["replay", "--deal", "20"])
+
+
+@pytest.mark.parametrize("rows", [21, 20])
+def test_a_run_cut_down_by_rows_is_refused_by_every_reader(files, tmp_path, capsys, rows):
+    """A fresh user's find: the first 1001 rows of a run rewritten (metadata kept) were refused by
+    summarize, but check sampled deals not in the file and blamed the engine ("DISAGREE ... the
+    run file says A None"), and replay replayed a deal not in the file. 21 rows: side A holds one
+    row more; 20 rows: deals 0 to 9 whole, 10 to 29 gone."""
+    table = pq.read_table(files["RUN"])
+    cut = tmp_path / "oddrows.parquet"
+    pq.write_table(table.slice(0, rows).replace_schema_metadata(table.schema.metadata), cut)
+    words = (
+        ["rows that cannot be paired (side A 11, side B 10 rows"]
+        if rows == 21
+        else ["not the run's 30 deals"]
+    )
+    lines = set()
+    for argv in READERS:
+        status, out, err = call([argv[0], str(cut), *argv[1:]], capsys)
+        assert_cli_error(status, err, [f"{cut}: ", *words, "damaged or edited file"])
+        assert out == "" and "DISAGREE" not in err
+        lines.add(err)
+    assert len(lines) == 1  # the same one line from each
+
+
+@pytest.mark.parametrize(
+    "key, value", [("deals", -5), ("deals", "many"), ("chunk_size", 0), ("master_seed", -1)]
+)
+def test_a_hand_edited_deal_count_is_refused_by_every_reader(tmp_path, capsys, key, value):
+    """A fresh user's find: a dataset manifest edited to ``meta.deals = -5`` gave check a numpy
+    traceback, replay "its deals are 0 to -6" and summarize "the run holds no deal"."""
+    import json
+
+    d = tmp_path / "dc8"
+    run_simulation("tranca", 12, 4, "basic", "random", str(d) + "/", progress=False, chunk_size=5)
+    m = d / "manifest.json"
+    doc = json.loads(m.read_text())
+    doc["meta"][key] = value
+    m.write_text(json.dumps(doc))
+    for argv in READERS:
+        status, out, err = call([argv[0], str(d), *argv[1:]], capsys)
+        assert_cli_error(
+            status, err, ["manifest.json", f"{key} is {json.dumps(value)}", "not a whole number"]
+        )
+        assert out == ""

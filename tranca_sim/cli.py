@@ -229,12 +229,12 @@ def _title(meta: dict) -> str:
 
 
 def _cmd_summarize(a) -> None:
-    from .io import load_meta, load_run
+    from .io import load_meta, load_run, verify_deals
     from .lab.stats import SUMMARY_COLUMNS, format_summary, summarize, turn_limit_warning
 
     meta = load_meta(a.path)
+    verify_deals(a.path, meta)  # the same check as check and replay
     df = load_run(a.path, columns=list(SUMMARY_COLUMNS))
-    _check_pairable(a.path, meta, df)
     summary = summarize(df, labels=side_labels(meta))
     warning = turn_limit_warning(summary)
     if warning:
@@ -246,23 +246,6 @@ def _cmd_summarize(a) -> None:
         acc = MatchSummary(n_sides=len(meta.get("strategies") or ()) or 2)
         acc.update(load_run(a.path, backend="pandas", columns=list(MATCH_SUMMARY_COLUMNS)))
         print(format_match_summary(acc.result(), side_labels(meta) or ("A", "B")))
-
-
-def _check_pairable(path, meta: dict | None, df) -> None:
-    """A run holds one row per side for every deal: a file without rows, or with a side missing
-    or short of rows (an edited or partly copied file), cannot be paired and is refused."""
-    sides = (meta or {}).get("strategies")
-    n_sides = len(sides) if isinstance(sides, list) and len(sides) in (2, 3) else 2
-    if df.height == 0:
-        _fail(f"{path}: the run holds no deal")
-    counts = {int(k): int(v) for k, v in df.group_by("side").len().iter_rows()}
-    rows = [counts.get(i, 0) for i in range(n_sides)]
-    if len(set(rows)) != 1 or set(counts) - set(range(n_sides)):
-        got = ", ".join(f"side {chr(65 + i)} {r}" for i, r in enumerate(rows))
-        _fail(
-            f"{path}: rows that cannot be paired ({got} rows; a run has one row per side for every "
-            "deal): a damaged or edited file? 'tranca-sim check' says more"
-        )
 
 
 def side_labels(meta: dict) -> list[str] | None:
@@ -316,12 +299,13 @@ def _prepare_engine(meta) -> None:
 
 
 def _cmd_replay(a) -> None:
-    from .io import atomic_output, check_output_path, verify_run, writing
+    from .io import atomic_output, check_output_path, verify_deals, verify_run, writing
 
     _readable_file(a.path)
     if a.turn is not None and not a.html:
         _fail("--turn chooses the turn drawn by --html; give --html OUT.html too")
     meta = verify_run(a.path) or {}  # the same check as summarize and check
+    verify_deals(a.path, meta)
     deals = meta.get("deals")
     deal = a.deal
     _prepare_engine(meta)
@@ -391,9 +375,10 @@ def _cmd_check(a) -> None:
         limited = log_turn_limits(a.path)
         where = "of the log file"
     else:
-        from .io import verify_run
+        from .io import verify_deals, verify_run
 
         meta = verify_run(a.path)  # a damaged file is refused before anything is said
+        verify_deals(a.path, meta)  # the same check as summarize and replay
         _prepare_engine(meta)
         if not a.no_progress:
             _say_if_compiling(meta)

@@ -467,6 +467,7 @@ def read_manifest(path) -> dict:
     )
     if not ok:
         raise _io.RunFileError(f"{str(m)!r} is not a tranca-sim dataset manifest ({FORMAT}); {START_OVER}")
+    _io.check_meta_counts(repr(str(m)), doc["meta"])
     return doc
 
 

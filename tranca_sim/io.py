@@ -641,7 +641,81 @@ def _meta_of(p: Path, pf: pq.ParquetFile) -> dict | None:
         raise RunFileError(f"{str(p)!r} has corrupt {META_KEY!r} metadata (not JSON)") from None
     if not isinstance(meta, dict):
         raise RunFileError(f"{str(p)!r} has corrupt {META_KEY!r} metadata (not a JSON object)")
+    check_meta_counts(repr(str(p)), meta)
     return meta
+
+
+#: run-metadata counts and their least value (a hand-edited file or manifest may hold anything)
+META_COUNTS = (("deals", 1), ("matches", 1), ("chunk_size", 1), ("master_seed", 0))
+
+
+def check_meta_counts(where: str, meta: Mapping) -> None:
+    """Refuse run metadata whose ``deals``, ``matches``, ``chunk_size`` or ``master_seed`` (when
+    present) is not a whole number of at least 1 (0 for the seed): every reader trusts them.
+
+    Raises
+    ------
+    RunFileError
+        Naming ``where`` (the file or manifest), the key and its value.
+    """
+    for key, least in META_COUNTS:
+        if key not in meta:
+            continue
+        v = meta[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < least:
+            raise RunFileError(
+                f"{where} has corrupt {META_KEY!r} metadata: {key} is {json.dumps(v)}, "
+                f"not a whole number of at least {least} (a hand-edited file?)"
+            )
+
+
+def verify_deals(path, meta: Mapping | None) -> None:
+    """Check that a verified run's rows are whole: one row per side for every deal, and (a run
+    without matches) every deal from 0 to ``meta["deals"] - 1`` once a side.  summarize, check
+    and replay all call this after :func:`verify_run`, so a file cut down by rows (its metadata
+    kept) is refused by each alike.
+
+    Raises
+    ------
+    RunFileError
+        A run without rows, with a side missing or short of rows, or holding other deals than
+        its metadata says (the message names the path and the counts).
+    """
+    meta = meta or {}
+    sides = meta.get("strategies")
+    n_sides = len(sides) if isinstance(sides, list) and len(sides) in (2, 3) else 2
+    _, table = _read_verified(path, ["deal_index", "side"])
+    if table.num_rows == 0:
+        raise RunFileError(f"{path}: the run holds no deal")
+    side = table["side"].to_numpy()
+    deal = table["deal_index"].to_numpy()
+    counts = {int(k): int(v) for k, v in zip(*np.unique(side, return_counts=True))}
+    rows = [counts.get(i, 0) for i in range(n_sides)]
+    if len(set(rows)) != 1 or set(counts) - set(range(n_sides)):
+        got = ", ".join(f"side {chr(65 + i)} {r}" for i, r in enumerate(rows))
+        raise RunFileError(
+            f"{path}: rows that cannot be paired ({got} rows; a run has one row per side for every "
+            "deal): a damaged or edited file?"
+        )
+    deals = meta.get("deals")
+    if not isinstance(deals, int):
+        return
+    whole = rows[0] == deals
+    if not is_match_meta(meta):
+        for i in range(n_sides):
+            d = np.sort(deal[side == i])
+            twice = d[1:][d[1:] == d[:-1]]
+            if twice.size:
+                raise RunFileError(
+                    f"{path}: deal {int(twice[0])} has several rows for side {chr(65 + i)} (runs "
+                    "concatenated into one file?): a damaged or edited file?"
+                )
+            whole = whole and np.array_equal(d, np.arange(deals))
+    if not whole:
+        raise RunFileError(
+            f"{path}: its rows are not the run's {deals} deals ({rows[0]} rows a side; a run has one "
+            "row per side for every deal): a damaged or edited file?"
+        )
 
 
 def _scan(p: Path, pf: pq.ParquetFile, columns: list[str] | None):
