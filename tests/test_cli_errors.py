@@ -288,3 +288,15 @@ def test_a_hand_edited_deal_count_is_refused_by_every_reader(tmp_path, capsys, k
             status, err, ["manifest.json", f"{key} is {json.dumps(value)}", "not a whole number"]
         )
         assert out == ""
+
+
+def test_check_of_a_truncated_deal_log_is_an_input_error(files, tmp_path, capsys):
+    """A fresh user's find: `check` on a deal log cut mid-line said "DISAGREE line 2: log: format:
+    truncated file..." (exit 1), as if the engine were wrong; a cut file is a bad input."""
+    data = files["LOG"].read_bytes()
+    first = data.index(b"\n") + 1
+    cut = tmp_path / "tl.log.jsonl"
+    cut.write_bytes(data[: first + 100])  # line 1 whole, line 2 cut after 100 bytes
+    status, out, err = call(["check", str(cut)], capsys)
+    assert_cli_error(status, err, [f"{str(cut)!r} is a damaged deal log file", "line 2", "truncated file"])
+    assert "DISAGREE" not in out and "agreed with the referee" not in out

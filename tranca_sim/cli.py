@@ -359,6 +359,10 @@ def _match_deal(a, meta: dict) -> int:
     return deal_key(a.match, a.deal)
 
 
+#: how referee.logfile names a line that is not JSON text (a cut or damaged log file)
+_UNREADABLE_LINE = ("truncated file", "invalid JSON", "not UTF-8")
+
+
 def _cmd_check(a) -> None:
     from . import referee
     from .check import check_run, log_turn_limits
@@ -371,6 +375,9 @@ def _cmd_check(a) -> None:
             _fail(f"cannot read {str(a.path)!r}: {os.strerror(e.errno) if e.errno else e}")
         if verdicts and all(v.code == "format" for v in verdicts):  # no line is a deal log at all
             _fail(f"{str(a.path)!r} is not a deal log file (docs/log-format.md): {verdicts[0]}")
+        broken = [v for v in verdicts if v.code == "format" and str(v.reason).startswith(_UNREADABLE_LINE)]
+        if broken:  # a line that is no JSON at all (a cut or damaged file), not a deal the referee judged
+            _fail(f"{str(a.path)!r} is a damaged deal log file: {broken[0]}")
         source = a.path
         limited = log_turn_limits(a.path)
         where = "of the log file"
