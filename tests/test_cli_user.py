@@ -304,3 +304,16 @@ def test_check_fails_on_turn_limit_deals_in_a_log(tmp_path, capsys):
         in text
     )
     assert status == 1
+
+
+def test_the_readme_counts_the_run_file_columns(small_run):
+    """A fresh user's find: the README said a run file has 41 columns; it has 42 (one per entry
+    of schema.COLUMNS, in two-side and three-player runs alike: load_run reads COLUMNS)."""
+    import re
+
+    readme = (io.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    said = re.search(r"One row per \(deal, side\) with (\d+) columns", readme)
+    assert said, "the README's Output schema section names the column count"
+    from tranca_sim.io import load_run
+
+    assert int(said.group(1)) == len(load_run(small_run).columns) == len(COLUMNS)
