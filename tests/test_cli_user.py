@@ -317,3 +317,18 @@ def test_the_readme_counts_the_run_file_columns(small_run):
     from tranca_sim.io import load_run
 
     assert int(said.group(1)) == len(load_run(small_run).columns) == len(COLUMNS)
+
+
+@pytest.mark.parametrize("what", [["simulate", "--deals", "20"], ["simulate", "--matches", "2"], ["check"]])
+def test_compile_is_announced_with_no_progress_too(small_run, tmp_path, capsys, monkeypatch, what):
+    """A fresh user's find: with --no-progress a first run sat silent for the whole compile (24 s
+    and more); the compile line is one line, not a bar, and is said all the same."""
+    monkeypatch.setattr(run, "engine_cached", lambda name="_simulate_nb": False)
+    if what[0] == "simulate":
+        argv = [*what, "--out", str(tmp_path / "r.parquet"), "--no-progress"]
+    else:
+        argv = ["check", str(small_run), "--sample", "2", "--no-progress"]
+    status, _out, err = call(argv, capsys)
+    assert status == 0, err
+    assert f"(once, {run.COMPILE_TIME}) ..." in err and "compiling the " in err
+    assert "simulating" not in err and "refereeing" not in err  # still no bar

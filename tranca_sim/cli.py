@@ -155,6 +155,7 @@ def _cmd_simulate(a) -> None:
         matches=a.matches,
         side_c=a.side_c,
         on_written=_written(a),
+        say_compile=True,  # one line, not a bar: said with --no-progress too
     )
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     workers = res.get("workers") or {}
@@ -387,8 +388,7 @@ def _cmd_check(a) -> None:
         meta = verify_run(a.path)  # a damaged file is refused before anything is said
         verify_deals(a.path, meta)  # the same check as summarize and replay
         _prepare_engine(meta)
-        if not a.no_progress:
-            _say_if_compiling(meta)
+        _say_if_compiling(meta)  # one line, not a bar: said with --no-progress too
         verdicts, source, limited = check_run(a.path, a.sample, not a.no_progress, warn=_warn)
         where = "of the run"
     agreed, total, bad = referee.summary(verdicts)

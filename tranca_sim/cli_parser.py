@@ -168,7 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="change a rule of the preset, e.g. --rule max_wilds=1 (repeatable; see docs/rules.md)",
     )
     s.add_argument("--check", action="store_true", help="run the engine's invariant checks (slower)")
-    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (a first run's one 'compiling ...' line is still said)",
+    )
     s.add_argument(
         "--log-deals",
         default=None,
@@ -204,7 +208,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="deals of a run to check (at most the run's deals; a larger N checks every deal, "
         "with a warning); default 200",
     )
-    c.add_argument("--no-progress", action="store_true", help="no progress bar")
+    c.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (a first run's one 'compiling ...' line is still said)",
+    )
 
     e = sub.add_parser(
         "experiment", help="run an experiment file: variants against a baseline, with a report"
@@ -226,7 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
         "default 1)",
     )
     _where_args(e, "the runs' batches")
-    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    e.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (a first run's one 'compiling ...' line is still said)",
+    )
     rp = sub.add_parser(
         "report",
         help="write report.md and the charts of an experiment directory from its Parquet files",
@@ -294,7 +306,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tu.add_argument("--force", action="store_true", help="replace a non-empty output directory")
     tu.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
-    tu.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tu.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (a first run's one 'compiling ...' line is still said)",
+    )
 
     la = sub.add_parser(
         "ladder",
@@ -332,7 +348,11 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--bootstrap", type=_positive_int, default=2000, help="bootstrap resamples; default 2000")
     la.add_argument("--force", action="store_true", help="replace a non-empty output directory")
     la.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
-    la.add_argument("--no-progress", action="store_true", help="no progress bar")
+    la.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (a first run's one 'compiling ...' line is still said)",
+    )
 
     sub.add_parser("presets", help="list the rule presets")
     st = sub.add_parser(

@@ -313,6 +313,7 @@ def run_simulation(
     matches: int | None = None,
     side_c: str | None = None,
     on_written=None,
+    say_compile: bool | None = None,
 ) -> dict:
     """Simulate ``deals`` deals and write them to a run file or a dataset directory.
 
@@ -363,6 +364,8 @@ def run_simulation(
         when numba's cache holds no kernels yet (:func:`engine_cached`), then
         tqdm bars for the deal logs and for the deals; the deals' bar starts
         after the compile, so its rate and time left are the deals' alone.
+        ``say_compile`` decides the compile line apart (None: as ``progress``; the CLI says
+        it even with ``--no-progress``: one line, not a bar, before a silent wait).
     log_deals : int, str or sequence of int, optional
         Deals whose every action is logged (:func:`parse_log_deals`) to the
         file :func:`log_path_for` names beside the run (``run.parquet`` ->
@@ -610,7 +613,9 @@ def run_simulation(
 
     tasks_by_index = {t.index: t for t in tasks}
     cached = engine_cached("_simulate_matches_nb" if matches is not None else "_simulate_nb")
-    if progress and not cached:  # a cached start loads in a second or two and says nothing
+    if (
+        progress if say_compile is None else say_compile
+    ) and not cached:  # a cached start loads in a second or two and says nothing
         from strategies.user import search_wanted
 
         which = "the engine with the search player" if search_wanted() else "the engine"
