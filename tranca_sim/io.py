@@ -652,6 +652,7 @@ META_COUNTS = (("deals", 1), ("matches", 1), ("chunk_size", 1), ("master_seed", 
 def check_meta_counts(where: str, meta: Mapping) -> None:
     """Refuse run metadata whose ``deals``, ``matches``, ``chunk_size`` or ``master_seed`` (when
     present) is not a whole number of at least 1 (0 for the seed): every reader trusts them.
+    (A match run's ``deals`` may be null: its matches are counted.)
 
     Raises
     ------
@@ -662,6 +663,8 @@ def check_meta_counts(where: str, meta: Mapping) -> None:
         if key not in meta:
             continue
         v = meta[key]
+        if v is None and key == "deals" and is_match_meta(meta):  # a match run counts matches
+            continue
         if isinstance(v, bool) or not isinstance(v, int) or v < least:
             raise RunFileError(
                 f"{where} has corrupt {META_KEY!r} metadata: {key} is {json.dumps(v)}, "
