@@ -159,6 +159,22 @@ def test_cli_ladder_errors(extra, words, tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        # a fresh user's finds: --decks 1 named --search-decks, never given; --decks 0 another bound
+        (["--decks", "1"], "--decks must be at least 2, got 1"),
+        (["--decks", "0"], "--decks must be at least 2, got 0"),
+        (["--search-decks", "1"], "--search-decks must be at least 2, got 1"),
+    ],
+)
+def test_cli_ladder_deck_counts_name_the_flag_given(argv, said, tmp_path, capsys):
+    status, out, err = call(["ladder", "--out", str(tmp_path / "o"), *argv], capsys)
+    assert status == 2 and out == "", err
+    assert err == f"tranca-sim: error: {said} (see 'tranca-sim ladder --help')\n"
+    assert not (tmp_path / "o").exists()
+
+
 def test_cli_ladder_default_players_refused_by_a_preset_say_how_to_choose(tmp_path, capsys):
     # the default ladder holds the search player, which plays only 4-seat partnership Tranca
     status, _, err = call(
@@ -194,13 +210,13 @@ def test_cli_ladder_names_out_when_the_directory_is_not_empty(tmp_path, capsys):
 def test_ladder_names_a_user_strategy_file_before_the_engine_loads(tmp_path):
     # a new user's find: any --player from a file failed with "the engine of this process is
     # already loaded", since run_ladder imported the engine before resolving the players. In a
-    # fresh process the players now resolve first, so the next error is the one about --decks.
+    # fresh process the players now resolve first, so the next error is the one about --bootstrap.
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    argv = ["ladder", "--out", "o", "--decks", "1", "--no-progress", "--player", "basic"]
+    argv = ["ladder", "--out", "o", "--bootstrap", "50", "--no-progress", "--player", "basic"]
     argv += ["--player", f"g={root / 'examples' / 'greedy.py'}:greedy"]
     p = subprocess.run(
         [sys.executable, "-m", "tranca_sim.cli", *argv],
@@ -212,7 +228,7 @@ def test_ladder_names_a_user_strategy_file_before_the_engine_loads(tmp_path):
     )
     assert p.returncode == 2, p.stderr
     assert "already loaded" not in p.stderr
-    assert p.stderr == "tranca-sim: error: --decks and --search-decks must be at least 2, got 1 and 1\n"
+    assert p.stderr == "tranca-sim: error: --bootstrap must be at least 100 resamples, got 50\n"
 
 
 def test_ladder_chart_value_labels_stay_inside_their_panel():
@@ -259,3 +275,45 @@ def test_ladder_chart_value_labels_stay_inside_their_panel():
             assert not any(tb.overlaps(k) for k in ticks), t.get_text()
             n += 1
     assert n == 10  # 5 players, 2 panels
+
+
+@pytest.mark.parametrize("with_search", [False, True])
+def test_ladder_chart_has_a_footer_axis_titles_and_names_search_only_when_it_played(with_search):
+    """A fresh user's find: the ladder chart said "pairs with search: 300 decks" when no search
+    player played, and had neither the footer (preset, seed, version) nor the axis titles the
+    experiment charts have."""
+    from tranca_sim.io import package_version
+    from tranca_sim.lab.ladder_report import ladder_figure, report_markdown
+
+    def row(label, v):
+        return {"label": label, "strategy": label, "elo": v, "elo_lo": v - 9, "elo_hi": v + 9,
+                "points": v, "points_lo": v - 3, "points_hi": v + 3, "decks": 24}  # fmt: skip
+
+    players = [{"label": "basic", "strategy": "basic", "slow": False}]
+    players.append({"label": "s1", "strategy": "search", "slow": True} if with_search else
+                   {"label": "random", "strategy": "random", "slow": False})  # fmt: skip
+    result = {
+        "anchor": "basic", "preset": "tranca", "seed": 20261130, "decks": 24, "slow_decks": 300,
+        "players": players, "ratings": [row("basic", 0), row(players[1]["label"], -50)],
+        "pairs": [{"a": "basic", "b": players[1]["label"], "decks": 300 if with_search else 24, "sd": 50.0,
+                   "mean": 50.0, "lo": 40.0, "hi": 60.0}],
+    }  # fmt: skip
+    fig = ladder_figure(result)
+    texts = [t.get_text() for t in fig.texts] + [fig._suptitle.get_text()]
+    said = "pairs with search: 300 decks" in " ".join(texts)
+    assert said is with_search
+    foot = [t for t in fig.texts if "tranca-sim " + package_version() in t.get_text()]
+    assert foot and "preset tranca" in foot[0].get_text() and "seed 20261130" in foot[0].get_text()
+    for ax in fig.axes:
+        assert ax.get_xlabel()
+    assert fig.axes[0].get_ylabel()
+    fig.canvas.draw()  # the footer lies below both panels, inside the figure
+    r = fig.canvas.get_renderer()
+    fb = foot[0].get_window_extent(r)
+    assert fb.y0 >= 0 and all(fb.y1 <= ax.get_tightbbox(r).y0 + 1 for ax in fig.axes)
+    try:
+        md = report_markdown(result)
+    except (KeyError, TypeError):
+        md = None
+    if md is not None:
+        assert ("a pair with the search player" in md) is with_search

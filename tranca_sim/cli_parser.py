@@ -41,6 +41,7 @@ def _bounded(lo: int, hi: int | None, rng: str):
 
 _positive_int = _bounded(1, None, "at least 1")
 _nonneg_int = _bounded(0, None, "0 or more")
+_two_or_more = _bounded(2, None, "at least 2")  # a ladder's decks: a bootstrap over decks needs two
 _seed = _bounded(0, 2**63 - 1, "between 0 and 2**63 - 1")
 
 
@@ -327,11 +328,11 @@ def build_parser() -> argparse.ArgumentParser:
         "large budget), e.g. --player 'no out=basic:go_out=0'",
     )
     la.add_argument(
-        "--decks", type=_positive_int, default=20_000, help="decks a pair (each played twice); default 20000"
+        "--decks", type=_two_or_more, default=20_000, help="decks a pair (each played twice); default 20000"
     )
     la.add_argument(
         "--search-decks",
-        type=_positive_int,
+        type=_two_or_more,
         default=300,
         help="decks a pair with the search player (slow); default 300",
     )

@@ -190,8 +190,9 @@ def run_ladder(
     from .experiment import _run_meta, _RunWriter, _swap_into_place, check_out_dir
     from .ladder_report import summarize_ladder, write_outputs
 
-    if decks < 2 or slow_decks < 2:
-        raise LadderError(f"--decks and --search-decks must be at least 2, got {decks} and {slow_decks}")
+    for flag, n in (("--decks", decks), ("--search-decks", slow_decks)):
+        if n < 2:
+            raise LadderError(f"{flag} must be at least 2, got {n}")
     if slow_decks > decks:
         raise LadderError(f"--search-decks ({slow_decks}) must not exceed --decks ({decks})")
     if bootstrap < 100:

@@ -177,17 +177,32 @@ def ladder_figure(result: dict):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from ..io import package_version
+    from .chart_text import wrap_items
+
     rs = result["ratings"]
     n = len(rs)
-    fig = Figure(figsize=(9.0, 1.6 + 0.42 * n), layout="constrained")
+    height = 1.9 + 0.42 * n
+    fig = Figure(figsize=(9.0, height), layout="constrained")
     FigureCanvasAgg(fig)
+    foot = 0.3 / height  # the footer, as the experiment charts have: what the chart is of
+    fig.get_layout_engine().set(rect=(0, foot, 1, 1 - foot))
+    fig.text(
+        0.01,
+        0.012,
+        "\n".join(wrap_items(footer_text(result, package_version()), 150)),
+        fontsize=7,
+        color="#555555",
+        ha="left",
+        va="bottom",
+    )
     axes = fig.subplots(1, 2, sharey=True)
     y = np.arange(n)[::-1]
     a = result["anchor"]
     labels = []
-    for ax, key, title in (
-        (axes[0], "elo", f"Elo from deck wins ({a} = 0)"),
-        (axes[1], "points", f"points a deal above {a}"),
+    for ax, key, title, xlabel in (
+        (axes[0], "elo", f"Elo from deck wins ({a} = 0)", f"Elo rating relative to {a} (95% interval)"),
+        (axes[1], "points", f"points a deal above {a}", f"points a deal minus {a}'s (95% interval)"),
     ):
         v = np.array([r[key] for r in rs])
         lo = np.array([r[key + "_lo"] for r in rs])
@@ -211,6 +226,7 @@ def ladder_figure(result: dict):
             )
         labels.append((ax, texts))
         ax.set_title(title, fontsize=10, loc="left")
+        ax.set_xlabel(xlabel, fontsize=8.5)
         ax.grid(axis="x", color="#dddddd", lw=0.6)
         ax.set_ylim(-0.7, n - 0.4)
         span = max(hi.max() - lo.min(), 1.0)
@@ -224,7 +240,8 @@ def ladder_figure(result: dict):
         ],
         fontsize=9,
     )
-    slow = "; pairs with search: {:,} decks".format(result["slow_decks"]) if result.get("slow_decks") else ""
+    axes[0].set_ylabel("player (best first)", fontsize=8.5)
+    slow = "; pairs with search: {:,} decks".format(result["slow_decks"]) if played_slow(result) else ""
     fig.suptitle(
         f"Strength ladder, {result.get('preset', '')}: round robin on duplicate deals\n"
         f"{result.get('decks', 0):,} decks a pair{slow}; 95% bootstrap intervals over decks",
@@ -234,6 +251,21 @@ def ladder_figure(result: dict):
     )
     _keep_inside(fig, labels)
     return fig
+
+
+def played_slow(result: dict) -> bool:
+    """Whether a slow player (``search``) played, so that its pairs played ``slow_decks``."""
+    return any(p.get("slow") for p in result.get("players") or ())
+
+
+def footer_text(result: dict, version: str) -> str:
+    """The chart's footer line: preset, seed, decks and package version (as the experiment
+    charts' footnote)."""
+    slow = f" ({result['slow_decks']:,} with search)" if played_slow(result) else ""
+    return (
+        f"preset {result.get('preset', '')}; round robin on duplicate deals, {result.get('decks', 0):,} decks a "
+        f"pair{slow}, each played twice; seed {result.get('seed', '')}; tranca-sim {version}"
+    )
 
 
 def _keep_inside(fig, labels, pad: float = 4.0) -> None:
@@ -291,7 +323,12 @@ def report_markdown(result: dict) -> str:
         (
             f"- **Round robin on duplicate deals:** every pair plays the same decks of master seed {result['seed']} "
             "twice, sides swapped (each player holds each hand once); all pairs share the decks (common decks). "
-            f"{fast:,} decks a pair; a pair with the search player {slow:,} (the first {slow:,} of the same decks)."
+            f"{fast:,} decks a pair"
+            + (
+                f"; a pair with the search player {slow:,} (the first {slow:,} of the same decks)."
+                if played_slow(result)
+                else "."
+            )
         ),
         "- **Unit:** the deck (a deal pair). Its value is the mean of its two score differences, points a deal.",
         (
