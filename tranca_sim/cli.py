@@ -160,8 +160,8 @@ def _cmd_simulate(a) -> None:
     threads = f"{res['threads']} thread" + ("s" if res["threads"] != 1 else "")
     workers = res.get("workers") or {}
     if a.processes or a.cluster or a.scheduler:
-        kind = "processes" if a.processes else "Dask workers"
-        threads = f"{len(workers)} {kind}, {a.threads or 1} thread{'s' * ((a.threads or 1) != 1)} each"
+        kind = ("process", "processes") if a.processes else ("Dask worker", "Dask workers")
+        threads = f"{plural(len(workers), *kind)}, {plural(a.threads or 1, 'thread')} each"
     simulated = res.get("simulated", res["deals"])
     line = f"{_n_deals(simulated)} in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
     if res.get("resumed_chunks"):
@@ -360,6 +360,9 @@ def _match_deal(a, meta: dict) -> int:
     return deal_key(a.match, a.deal)
 
 
+#: deals `check` referees without --sample
+DEFAULT_SAMPLE = 200
+
 #: how referee.logfile names a line that is not JSON text (a cut or damaged log file)
 _UNREADABLE_LINE = ("truncated file", "invalid JSON", "not UTF-8")
 
@@ -389,7 +392,11 @@ def _cmd_check(a) -> None:
         verify_deals(a.path, meta)  # the same check as summarize and replay
         _prepare_engine(meta)
         _say_if_compiling(meta)  # one line, not a bar: said with --no-progress too
-        verdicts, source, limited = check_run(a.path, a.sample, not a.no_progress, warn=_warn)
+        given = a.sample is not None  # only a --sample the user gave is warned about when capped
+        sample = a.sample if given else DEFAULT_SAMPLE
+        verdicts, source, limited = check_run(
+            a.path, sample, not a.no_progress, warn=_warn if given else None
+        )
         where = "of the run"
     agreed, total, bad = referee.summary(verdicts)
     if total == 0:

@@ -25,6 +25,16 @@ def _written(a):
     return note
 
 
+def _check_dir_out(out, what: str) -> None:
+    """Refuse ``--out NAME.parquet`` for a command that writes a directory (a fresh user's
+    ``experiment x.toml --out ok.parquet`` made a directory named ok.parquet)."""
+    if str(out).rstrip("/\\").lower().endswith(".parquet"):
+        _fail(
+            f"--out {str(out)!r}: {what} writes a directory (its runs and report), not a run file; "
+            "give a directory name without .parquet"
+        )
+
+
 def _cmd_experiment(a) -> None:
     from pathlib import Path
 
@@ -35,6 +45,7 @@ def _cmd_experiment(a) -> None:
     _check_threads(a.threads)
     _check_processes(a.processes, a.cluster)
     load_spec(a.path, deals_cap=a.deals)  # the experiment file first, then --out
+    _check_dir_out(a.out, "an experiment")
     _lock_out(a, a.out)
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
@@ -79,7 +90,12 @@ def _cmd_experiment(a) -> None:
 
 def _cmd_report(a) -> None:
     from .lab.reports import ReportError, write_report
+    from .outlock import OutputBusyError, output_lock
 
+    try:  # the experiment's own lock: not while a run writes the directory
+        a.locks.enter_context(output_lock(a.run_dir))
+    except OutputBusyError as e:
+        _fail(str(e))
     try:
         written = write_report(a.run_dir)
     except ReportError as e:
@@ -137,6 +153,7 @@ def _cmd_tune(a) -> None:
 
         search_space(a.strategy, None, only)
     check_config(cfg)
+    _check_dir_out(a.out, "tune")
     _lock_out(a, a.out)
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
@@ -172,6 +189,7 @@ def _cmd_ladder(a) -> None:
         from .rules import get_preset
 
         get_preset(a.preset)
+    _check_dir_out(a.out, "ladder")
     _lock_out(a, a.out)
     with _flag("--out"):
         from pathlib import Path

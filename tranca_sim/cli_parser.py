@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--sample",
         type=_positive_int,
-        default=200,
+        default=None,  # 200; None tells the default from a --sample given (warned about when capped)
         help="deals of a run to check (at most the run's deals; a larger N checks every deal, "
         "with a warning); default 200",
     )
