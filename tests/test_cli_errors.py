@@ -161,7 +161,7 @@ BAD = [
     ),
     (
         ["experiment", "TIPS", "--out", "RUN"],
-        ["--out: output path", "run.parquet' exists and is not a directory"],
+        ["--out '", "run.parquet': an experiment writes a directory", "without .parquet"],
     ),
     (["experiment", "TIPS", "--out", "RUN/out"], ["--out: cannot write", "run.parquet' is not a directory"]),
     (["experiment", "DIR/nosuch.toml", "--out", "OUT"], ["nosuch.toml", "cannot read the experiment file"]),
