@@ -546,13 +546,6 @@ def pile_fit_share(obs):
     return fit / pn
 
 
-@njit(cache=True, inline="always")
-def _run_fit(obs, side, k):
-    """A natural ``k`` fits the runs of ``side`` and the hand: it extends an end of one of the
-    side's runs of its suit, or the hand holds a card of its suit one or two places away."""
-    return _run_keep(obs, side, k) > 0
-
-
 @njit(cache=True, _nrt=False, forceinline=True)
 def _run_meldable(obs, side, k):
     """The natural ``k`` can be melded at once in a run: onto an end of one of the side's runs of
@@ -578,7 +571,7 @@ def _run_meldable(obs, side, k):
 def _open_pile_fits_runs(prm, obs):
     """Runs only (``meld_sets`` off, open ``buraco``): every card taken that is not melded counts
     against the side and keeps its hand from emptying (004 tip 3), so the open pile is taken
-    only when its top card fits the side's runs or the hand (:func:`_run_fit`) and at least the
+    only when its top card fits the side's runs or the hand (:func:`_run_keep` above 0) and at least the
     share ``run_pile_share`` of its cards do (wilds fit where ``max_wilds`` is above 0)."""
     pn = obs.pub[PUB_PILE_N]
     t = obs.pub[PUB_PILE_TOP]
@@ -587,7 +580,7 @@ def _open_pile_fits_runs(prm, obs):
     if t < 0:
         return False
     fm = _run_fit_mask(obs, side, wilds_play)
-    if not (fm >> t) & 1:  # (wilds_play and is_wild(t)) or _run_fit(obs, side, t)
+    if not (fm >> t) & 1:  # (wilds_play and is_wild(t)) or _run_keep(obs, side, t) > 0
         return False
     if pn == 1:
         # as with sets: a one-card pile only when its card is melded this turn (no swaps, E13)
@@ -596,7 +589,7 @@ def _open_pile_fits_runs(prm, obs):
         return not is_wild(t) and (hn >= 4 or room) and _run_meldable(obs, side, t)
     fit = 0
     for i in range(pn):
-        fit += (fm >> obs.pile[i]) & 1  # _run_fit of the card, or a wild where wilds play
+        fit += (fm >> obs.pile[i]) & 1  # _run_keep of the card above 0, or a wild where wilds play
     return fit >= prm[P_RUN_PILE_SHARE] * pn
 
 
@@ -899,20 +892,6 @@ def _run_tables(obs, side):
 
 
 @njit(cache=True, inline="always")
-def _run_keep_t(obs, ext, cover, k):
-    """:func:`_run_keep` of the side whose :func:`_run_tables` are ``ext``, ``cover``."""
-    s = k // 13
-    r = k % 13 + 1
-    if obs.rp[R_SEVERAL_RUNS] == 0 and (cover[s] >> r) & 1:
-        return -40 if obs.rp[R_MELD_SETS] == 0 else 0
-    keep = 50 * ((ext[s] >> (4 * r)) & 15)
-    return keep + _neighbours_keep(obs, s, r)
-
-
-NB_FIT = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the four neighbour bits of rank 1 in _suit_nb
-
-
-@njit(cache=True, inline="always")
 def _suit_nb(h):
     """:func:`_neighbours_keep` of every rank of a suit at once, from the hand's naturals of the
     suit as a 13-bit ring ``h`` (bit r - 1: the hand holds rank r).  Packed in 13-bit fields: bit
@@ -947,8 +926,8 @@ def _hand_nb(hand):
 
 @njit(cache=True, inline="always")
 def _run_fit_mask(obs, side, wilds_play):
-    """Bit ``k`` set for each kind ``k`` that fits ``side``'s runs or the hand (:func:`_run_fit`:
-    :func:`_run_keep` above 0), and for the wilds when ``wilds_play`` (2s and the joker); a pile
+    """Bit ``k`` set for each kind ``k`` that fits ``side``'s runs or the hand (:func:`_run_keep`
+    above 0), and for the wilds when ``wilds_play`` (2s and the joker); a pile
     of cards is then counted with one shift a card.  Without ``wilds_play`` a 2 is the natural of
     its place and the joker fits nothing."""
     several = obs.rp[R_SEVERAL_RUNS] != 0
@@ -1005,7 +984,8 @@ def _run_fit_mask(obs, side, wilds_play):
 
 @njit(cache=True, inline="always")
 def _run_keep_nb(obs, ext, cover, nb, k):
-    """:func:`_run_keep_t` with the hand's neighbours read from :func:`_hand_nb` ``nb``."""
+    """:func:`_run_keep` of the side whose :func:`_run_tables` are ``ext``, ``cover``, with the hand's
+    neighbours read from :func:`_hand_nb` ``nb``."""
     s = k // 13
     r = k % 13 + 1
     if obs.rp[R_SEVERAL_RUNS] == 0 and (cover[s] >> r) & 1:
