@@ -138,3 +138,84 @@ def test_the_tune_trace_names_its_phases_on_the_x_axis():
     assert ticks[-2:] == ["selection", "confirmation"], ticks
     assert all(float(x) <= 40 for x in ax.get_xticks()[:-2])  # numbered ticks only under the search
     assert ax.get_xlabel().startswith("search: each candidate")
+
+
+# ---- titles and subtitles keep clear of the figure's edges (every chart that is saved) ---------
+INFO_3P = charts.ChartInfo(
+    FOOT, "basic (baseline)", "basic (baseline): at an all-baseline table", "rotation", 3
+)
+
+
+def _clear_of_the_edges(fig) -> list[str]:
+    """The titles and subtitles of ``fig`` that end less than 2.5% of its width (0.2 inch) from its
+    left or right edge (empty: all clear)."""
+    fig.draw_without_rendering()
+    r = fig.canvas.get_renderer()
+    lo, hi = fig.bbox.x0 + 0.025 * fig.bbox.width, fig.bbox.x1 - 0.025 * fig.bbox.width
+    texts = [t for _, t, _, _ in getattr(fig, "_subtitles", [])]
+    if getattr(fig, "_suptitle", None) is not None:
+        texts.append(fig._suptitle)
+    for ax in fig.axes:
+        texts += [t for t in (ax.title, ax._left_title, ax._right_title) if t.get_text()]
+    bad = []
+    for t in texts:
+        box = t.get_window_extent(r)
+        if box.x1 > hi + 0.5 or (box.x0 < lo - 0.5 and t.get_ha() != "left"):
+            bad.append(f"{t.get_text()!r}: {box.x0:.0f}..{box.x1:.0f} of {fig.bbox.width:.0f} px")
+    return bad
+
+
+def test_the_three_player_deal_endings_subtitle_keeps_clear_of_the_right_edge():
+    """reports/tranca-3p-tips/deal_endings.png: the subtitle ended 10 px from the figure's edge."""
+    labels = ["basic (baseline)", "black3_lock=1", "morto_rush=1", "opponent: basic (beside a variant)"]
+    ends = pl.DataFrame(
+        {"label": np.repeat(labels, 3), "end": ["side_went_out", "other_went_out", "stock_out"] * 4,
+         "share": [0.28, 0.55, 0.17] * 4}
+    )  # fmt: skip
+    fig = charts.end_reason_plot(ends, INFO_3P)
+    (sub,) = [t for t in fig.axes[0].texts if t.get_text().startswith("bater = going out")]
+    assert _clear_of_the_edges(fig) == []
+    assert sub.get_text().replace("\n", " ").endswith("basic (baseline): at an all-baseline table")
+
+
+def test_every_saved_chart_keeps_its_titles_clear_of_the_edges(tmp_path):
+    """Experiment charts, the tune trace, the ladder and the tips-by-strength chart, as saved."""
+    from unittest import mock
+
+    from tranca_sim.lab import ladder_report, tip_strength_report, tune_report
+
+    figs = []
+    real_save = charts.save_figure
+
+    def keep(fig, out_dir, name):
+        figs.append((name, fig))
+        return real_save(fig, out_dir, name)
+
+    data = L.report_data(tmp_path, with_sweep=True)
+    long = "a long sweep note that says what the parameter means, " * 4
+    data.spec["sweep"] = {"note": long}
+    with mock.patch.object(charts, "save_figure", keep):
+        reports.write_report(tmp_path, data)
+    rows = [{"round": 1, "stage": "search", "trial": i, "mean": float(i)} for i in range(40)]
+    conf = {"mean": 30.0, "lo": 25.0, "hi": 35.0, "decks": 100}
+    result = {
+        "rounds": [
+            {"round": 1, "opponent_label": "basic:" + "clean_patience=3," * 8, "played": 40,
+             "confirmation": conf, "selection_mean": 33.0, "beats_opponent": True}
+        ],
+        "final": conf, "preset": "tranca", "base_label": "basic", "champion_label": "basic:" + "x=1," * 40,
+        "opponent_label": "basic",
+    }  # fmt: skip
+    fig = tune_report.trace_figure(rows, result)
+    real_save(fig, tmp_path, "trace")
+    figs.append(("trace", fig))
+    assert {n for n, _ in figs} >= {
+        "tip_effects",
+        "score_distribution",
+        "sweep",
+        "morto_turn",
+        "deal_endings",
+    }
+    for name, fig in figs:
+        assert _clear_of_the_edges(fig) == [], name
+    assert ladder_report and tip_strength_report  # their charts are saved by the same save_figure

@@ -310,3 +310,33 @@ def test_readme_chart_and_example_report_are_committed():
         _valid_png(ex / png)
         _valid_svg(ex / png.replace(".png", ".svg"))
     assert len(list((ex / "runs").glob("*.parquet"))) >= 2
+
+
+def _with_morto_turns(data, turns):
+    """``data`` with the morto turns of its deals replaced, cycling through ``turns``."""
+    d = data.deals
+    col = pl.Series("morto_turn", np.resize(np.array(turns), d.height), dtype=d["morto_turn"].dtype)
+    return reports.ReportData(data.dir, data.spec, data.comparison, None, d.with_columns(col))
+
+
+def test_morto_turn_bins_follow_the_turns_in_the_data(synthetic_report):
+    """A one-deck experiment took every morto at turn 20 or 21: its chart's x axis said only '20+'
+    (bins from turn 0 in rounds up to the 95th percentile, the last one open) and 'never taken'."""
+    _, data, _ = synthetic_report
+    t = reports.morto_turn_table(_with_morto_turns(data, [20, 21, -1]))
+    # turns 20 and 21 lie in the sixth round of four turns (20-23); nothing earlier or later
+    assert sorted(set(t["bin"])) == ["20-23", "never taken"], set(t["bin"])
+    r = t.filter(pl.col("bin") == "20-23").row(0, named=True)
+    assert (r["turn_lo"], r["turn_hi"]) == (20, 23)
+    # spread pickups (turns 9 to 40, 32 values): the 95th percentile is 9 + 0.95 * 31 = 38.45; from the
+    # round 8-11 on, width round((38.45 - 8) / 8 / 4) = 1 round, bins up to the one holding 38.45 (36-39),
+    # which is open because turn 40 lies after it
+    t = reports.morto_turn_table(_with_morto_turns(data, list(range(9, 41))))
+    bins = t.select("bin", "bin_order").unique().sort("bin_order")["bin"].to_list()
+    assert bins == ["8-11", "12-15", "16-19", "20-23", "24-27", "28-31", "32-35", "36+"], bins
+    assert t.filter(pl.col("bin") == "36+")["turn_hi"].max() == 40
+    # every side-deal in exactly one bin whose turn range holds its turn
+    d = reports._series(_with_morto_turns(data, list(range(9, 41))))
+    assert t["n"].sum() == d.height
+    for lab, lo, hi, n in t.select("label", "turn_lo", "turn_hi", "n").rows():
+        assert n == d.filter((pl.col("label") == lab) & pl.col("morto_turn").is_between(lo, hi)).height

@@ -1,5 +1,6 @@
 """Text in the charts of :mod:`tranca_sim.lab.charts`: the footnote wrapped
-between its items, titles and subtitles wrapped to fit inside the figure."""
+between its items, titles and subtitles wrapped to fit inside the figure (every chart the
+package saves goes through :func:`fit_titles`, in :func:`tranca_sim.lab.charts.save_figure`)."""
 
 from __future__ import annotations
 
@@ -37,31 +38,81 @@ def _title(ax, title: str, subtitle: str = "", width: int = 120) -> None:
         ax.figure._subtitles = [*getattr(ax.figure, "_subtitles", []), (ax, t, subtitle, width)]
 
 
-def fit_titles(fig: Figure, margin_px: float = 4.0) -> Figure:
-    """Wrap each subtitle of :func:`_title` short enough to end inside the figure (its axes may
-    start far right of the figure's edge, after long tick labels); the layout is done again after
-    each change.  Returns ``fig``."""
+#: the least room between a title or subtitle and the figure's edges, as a share of the figure's
+#: width (about 0.2 inch on the 8-inch charts): text that ends closer is wrapped again
+EDGE_MARGIN = 0.025
+
+
+def _rewrap(text: str, chars: int) -> str:
+    """``text`` with each of its lines longer than ``chars`` wrapped at ``chars`` (the lines it
+    already has stay: they may be meant, such as a title over its parenthesis)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        out += textwrap.wrap(line, chars) if len(line) > chars else [line]
+    return "\n".join(out)
+
+
+def _balanced(text: str, width: int) -> list[str]:
+    """``text`` wrapped at most ``width`` characters a line, in as few lines as that takes but with
+    the lines about equally long (no last line of one word)."""
+    k = len(textwrap.wrap(text, width))
+    for w in range(max(1, -(-len(text) // k)), width):
+        if len(lines := textwrap.wrap(text, w)) <= k:
+            return lines
+    return textwrap.wrap(text, width)
+
+
+def _title_texts(fig: Figure) -> list:
+    """The figure's titles: its suptitle and every axes title (left, centre, right) that has text."""
+    texts = [t for t in (getattr(fig, "_suptitle", None),) if t is not None and t.get_text()]
+    for ax in fig.axes:
+        texts += [t for t in (ax.title, ax._left_title, ax._right_title) if t.get_text()]
+    return texts
+
+
+def fit_titles(fig: Figure, margin: float = EDGE_MARGIN) -> Figure:
+    """Wrap each title and subtitle short enough to end inside the figure with ``margin`` (a share
+    of the figure's width) to spare on both sides: the subtitles of :func:`_title` (their axes may
+    start far right of the figure's edge, after long tick labels), the axes titles and the
+    suptitle. The layout is done again after each change. Returns ``fig``."""
     subs = getattr(fig, "_subtitles", [])
-    for _ in range(4):
-        if not subs:
-            break
+    for _ in range(6):
         fig.draw_without_rendering()
         renderer = fig.canvas.get_renderer()
-        right = fig.bbox.x1 - margin_px
-        changed = []
+        left, right = fig.bbox.x0 + margin * fig.bbox.width, fig.bbox.x1 - margin * fig.bbox.width
+        changed = False
         for i, (ax, t, subtitle, width) in enumerate(subs):
             box = t.get_window_extent(renderer)
             if box.x1 <= right or width <= 20:
                 continue
-            width = max(20, int(width * (right - box.x0) / box.width) - 1)
-            lines = textwrap.wrap(subtitle, width)
+            width = max(20, min(width - 1, int(width * (right - box.x0) / box.width) - 1))
+            lines = _balanced(subtitle, width)
             t.set_text("\n".join(lines))
             ax.set_title(ax.get_title(loc="left"), fontsize=11, loc="left", pad=6 + 10 * len(lines))
-            changed.append((i, (ax, t, subtitle, width)))
+            subs[i] = (ax, t, subtitle, width)
+            changed = True
+        for t in _title_texts(fig):
+            box = t.get_window_extent(renderer)
+            ha = t.get_ha()
+            over = (
+                box.x1 > right
+                if ha == "left"
+                else box.x0 < left
+                if ha == "right"
+                else box.x1 > right or box.x0 < left
+            )
+            if not over or box.width <= 0:
+                continue
+            text = t.get_text()
+            longest = max(len(x) for x in text.split("\n"))
+            room = right - box.x0 if ha == "left" else box.x1 - left if ha == "right" else right - left
+            chars = max(20, min(longest - 1, int(longest * room / box.width) - 1))
+            if chars >= longest or longest <= 20:
+                continue
+            t.set_text(_rewrap(text, chars))
+            changed = True
         if not changed:
             break
-        for i, sub in changed:
-            subs[i] = sub
     return fig
 
 

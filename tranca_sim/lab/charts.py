@@ -407,6 +407,7 @@ def _binned(ax, table: pl.DataFrame, xcol: str, order: list, info: ChartInfo | N
             label=textwrap.shorten(lab, 40, placeholder="…"),
         )
     ax.set_xticks(x0, [str(v) for v in order])
+    ax.set_xlim(-0.6, len(order) - 0.4)  # each category inside the panel, also with nothing drawn
     ax.grid(axis="y", color="#eeeeee", lw=0.6)
     ax.set_axisbelow(True)
     return drawn
@@ -578,7 +579,8 @@ def _reproducible():
 
 
 def save_figure(fig: Figure, out_dir, name: str) -> list[Path]:
-    """Write ``fig`` to ``out_dir/name.png`` (at :data:`PNG_DPI`) and ``out_dir/name.svg``.
+    """Write ``fig`` to ``out_dir/name.png`` (at :data:`PNG_DPI`) and ``out_dir/name.svg``, its
+    titles and subtitles first wrapped to end inside the figure (:func:`fit_titles`).
 
     Each file is written to a temporary name and renamed (an existing file is replaced);
     no date or random id is stored, so the same figure gives the same bytes.
@@ -595,6 +597,7 @@ def save_figure(fig: Figure, out_dir, name: str) -> list[Path]:
     """
     from ..io import atomic_output, writing
 
+    fit_titles(fig)  # every saved chart: titles and subtitles end inside the figure
     out = []
     for ext, meta in (("png", {"Software": None}), ("svg", {"Date": None, "Creator": None})):
         path = Path(out_dir) / f"{name}.{ext}"

@@ -30,7 +30,6 @@ Each accepts an experiment directory, an ``Experiment`` or a
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -302,14 +301,23 @@ def score_table(exp, backend: str = "polars"):
     return _out(_in_order(t, _order(data)), backend)
 
 
-def _morto_edges(turns: np.ndarray, seats: int = 4) -> list[int]:
-    """Bin edges in whole rounds (``seats`` turns: 4, or 2 and 3 at the solo tables): about 8 bins
-    up to the 95th percentile."""
+def _morto_bins(turns: np.ndarray, seats: int = 4) -> tuple[list[int], list[int], list[str]]:
+    """Bins of the turns a morto was taken, in whole rounds (``seats`` turns: 4, or 2 and 3 at the
+    solo tables): from the round of the earliest pickup to the 95th percentile (all of them when
+    fewer than 20 were taken), about 8 bins. Returns each bin's first and last turn and its label
+    (``"20-23"``); the last bin is open (``"56+"``) only when later pickups fall in it."""
     if turns.size == 0:
-        return [0]
-    top = max(float(np.quantile(turns, 0.95)), float(seats))
-    width = max(seats, seats * round(top / 8 / seats))
-    return list(range(0, int(top) + 1, width)) or [0]
+        return [0], [0], ["0+"]
+    first = seats * (int(turns.min()) // seats)
+    top = float(turns.max()) if turns.size < 20 else float(np.quantile(turns, 0.95))
+    width = max(seats, seats * round((top - first) / 8 / seats))
+    starts = list(range(first, int(top) + 1, width)) or [first]
+    ends = [s + width - 1 for s in starts]
+    labels = [f"{a}-{b}" for a, b in zip(starts, ends)]
+    if int(turns.max()) > ends[-1]:  # the pickups after the percentile: an open last bin
+        ends[-1] = int(turns.max())
+        labels[-1] = f"{starts[-1]}+"
+    return starts, ends, labels
 
 
 def morto_turn_table(exp, backend: str = "polars"):
@@ -317,7 +325,8 @@ def morto_turn_table(exp, backend: str = "polars"):
 
     Columns: ``label`` (the baseline and the variants with the largest effects, at most
     :data:`MAX_SERIES` strategies),
-    ``bin`` (``"0-7"``, ..., ``"56+"``, ``"never taken"``), ``bin_order`` (int),
+    ``bin`` (``"0-7"``, ..., ``"56+"``, ``"never taken"``; the bins follow the turns in the data,
+    see :func:`_morto_bins`), ``bin_order`` (int),
     ``turn_lo``, ``turn_hi`` (inclusive turn range; -1 for never), ``n`` (side-deals),
     ``share`` (of the label's side-deals), ``mean_score``, ``sd``, ``lo``, ``hi`` (95% t
     interval, points per deal; it treats side-deals as independent).  Turns count every
@@ -327,13 +336,11 @@ def morto_turn_table(exp, backend: str = "polars"):
     d = _series(data)
     taken = d.filter(pl.col("morto_turn") >= 0)["morto_turn"].to_numpy()
     seats = (data.spec.get("rules") or {}).get("n_seats", 4)
-    edges = _morto_edges(taken, int(seats) if isinstance(seats, int) and seats > 0 else 4)
+    edges, his, labels = _morto_bins(taken, int(seats) if isinstance(seats, int) and seats > 0 else 4)
     lo_e = np.array(edges)
-    labels = [f"{a}-{b - 1}" for a, b in itertools.pairwise(edges)] + [f"{edges[-1]}+"]
     turn = d["morto_turn"].to_numpy()
-    idx = np.where(turn < 0, len(edges), np.searchsorted(lo_e, turn, side="right") - 1)
+    idx = np.where(turn < 0, len(edges), np.clip(np.searchsorted(lo_e, turn, side="right") - 1, 0, None))
     names = labels + ["never taken"]
-    his = [b - 1 for b in edges[1:]] + [int(max(turn.max(initial=0), edges[-1]))]
     d = d.with_columns(bin_order=pl.Series(idx, dtype=pl.Int64))
     t = _mean_ci(d, ["label", "bin_order"])
     totals = d.group_by("label").agg(total=pl.len())
