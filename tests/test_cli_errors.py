@@ -300,3 +300,21 @@ def test_check_of_a_truncated_deal_log_is_an_input_error(files, tmp_path, capsys
     status, out, err = call(["check", str(cut)], capsys)
     assert_cli_error(status, err, [f"{str(cut)!r} is a damaged deal log file", "line 2", "truncated file"])
     assert "DISAGREE" not in out and "agreed with the referee" not in out
+
+
+@pytest.mark.parametrize("keep", [12, 100, -1])
+def test_check_of_a_deal_log_cut_inside_its_first_line_says_damaged(files, tmp_path, capsys, keep):
+    """A fresh user's find: a log cut inside its first line was called "not a deal log file"; it is
+    a truncated log (exit 2, one line), as a log cut in a later line is."""
+    data = files["LOG"].read_bytes()
+    first = data.index(b"\n")
+    cut = tmp_path / "t1.log.jsonl"
+    cut.write_bytes(data[: keep if keep > 0 else first - 1])  # 12 bytes, 100 bytes, line 1 but its last byte
+    status, out, err = call(["check", str(cut)], capsys)
+    assert_cli_error(status, err, [f"{str(cut)!r} is a damaged deal log file", "line 1", "truncated file"])
+    assert "not a deal log" not in err and "agreed with the referee" not in out
+    # a JSON text cut short that does not begin as a deal log is still no deal log at all
+    other = tmp_path / "o.log.jsonl"
+    other.write_bytes(b'{"rows": [1, 2')
+    status, out, err = call(["check", str(other)], capsys)
+    assert_cli_error(status, err, [f"{str(other)!r} is not a deal log file"])

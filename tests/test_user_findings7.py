@@ -81,9 +81,16 @@ def test_report_waits_for_no_run_and_refuses_a_directory_being_written(tmp_path,
     finally:
         _stop(holder)
     assert status == 2 and stdout == "" and err.count("\n") == 1, err
+    # worded for what report does (it reads the run files and redraws), not for a second run writing
     assert err.startswith(
-        f"tranca-sim: error: {str(d)!r} is being written by another tranca-sim run (pid {holder.pid}"
+        f"tranca-sim: error: cannot redraw the report of {str(d)!r} now: another tranca-sim run "
+        f"(pid {holder.pid}, started "
     )
+    assert "is writing that directory, and the report is read from its run files" in err
+    assert (
+        f"wait for that run to end (it writes the report itself) or stop it first (kill {holder.pid})" in err
+    )
+    assert "two runs writing one output" not in err and "is being written by" not in err
     # the lock is gone with its holder: report then reads the directory (not an experiment: its own error)
     status, _, err = call(["report", str(d)], capsys)
     assert status == 2 and "is being written" not in err

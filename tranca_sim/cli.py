@@ -367,6 +367,27 @@ DEFAULT_SAMPLE = 200
 _UNREADABLE_LINE = ("truncated file", "invalid JSON", "not UTF-8")
 
 
+#: how every deal log line begins (docs/log-format.md), without its spaces
+_LOG_OPENING = b'{"format":"tranca-sim-log/'
+
+
+def _log_cut_in_first_line(path) -> bool:
+    """Whether ``path`` is a deal log cut inside its first line: one line, no newline at its end,
+    and what it holds is how a deal log begins (``{"format": "tranca-sim-log/...``), however
+    short. Such a file is a truncated log, not some other file."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+    except OSError:
+        return False
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if b"\n" in data.rstrip(b"\r\n\t ") or data.endswith(b"\n") or not data.strip():
+        return False
+    head = b"".join(data[:200].split())  # spaces between JSON tokens do not matter
+    n = min(len(head), len(_LOG_OPENING))
+    return head[:n] == _LOG_OPENING[:n]
+
+
 def _cmd_check(a) -> None:
     from . import referee
     from .check import check_run, log_turn_limits
@@ -377,9 +398,9 @@ def _cmd_check(a) -> None:
             verdicts = list(referee.check_file(a.path))
         except OSError as e:
             _fail(f"cannot read {str(a.path)!r}: {os.strerror(e.errno) if e.errno else e}")
-        if verdicts and all(v.code == "format" for v in verdicts):  # no line is a deal log at all
-            _fail(f"{str(a.path)!r} is not a deal log file (docs/log-format.md): {verdicts[0]}")
         broken = [v for v in verdicts if v.code == "format" and str(v.reason).startswith(_UNREADABLE_LINE)]
+        if verdicts and all(v.code == "format" for v in verdicts) and not _log_cut_in_first_line(a.path):
+            _fail(f"{str(a.path)!r} is not a deal log file (docs/log-format.md): {verdicts[0]}")
         if broken:  # a line that is no JSON at all (a cut or damaged file), not a deal the referee judged
             _fail(f"{str(a.path)!r} is a damaged deal log file: {broken[0]}")
         source = a.path

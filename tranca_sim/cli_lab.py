@@ -95,7 +95,11 @@ def _cmd_report(a) -> None:
     try:  # the experiment's own lock: not while a run writes the directory
         a.locks.enter_context(output_lock(a.run_dir))
     except OutputBusyError as e:
-        _fail(str(e))
+        _fail(
+            f"cannot redraw the report of {str(a.run_dir)!r} now: {e.holder} is writing that directory, "
+            "and the report is read from its run files; wait for that run to end (it writes the report "
+            f"itself) or {e.stop}, then run report again"
+        )
     try:
         written = write_report(a.run_dir)
     except ReportError as e:

@@ -44,12 +44,16 @@ _HELD: dict[str, list[int]] = {}
 
 class OutputBusyError(RunFileError):
     """Another live run is writing the output; ``pid`` is that run's process id (None when the
-    lock file does not say)."""
+    lock file does not say), ``holder`` that run in words ("another tranca-sim run (pid 4242,
+    started ...: tranca-sim experiment ...)") and ``stop`` how to stop it ("stop it first (kill
+    4242)"), for a message of a command that does not write (``report``)."""
 
-    def __init__(self, message: str, path, pid: int | None):
+    def __init__(self, message: str, path, pid: int | None, holder: str = "", stop: str = ""):
         super().__init__(message)
         self.path = path
         self.pid = pid
+        self.holder = holder
+        self.stop = stop
 
 
 def lock_path(out) -> Path:
@@ -95,6 +99,8 @@ def _busy(out, fd: int) -> OutputBusyError:
         "writing one output would damage it",
         out,
         pid,
+        text,
+        stop,
     )
 
 
