@@ -63,16 +63,20 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return errors
 
 
-def _lock_out(a, out) -> None:
+def _lock_out(a, out, make_dirs: bool = False) -> None:
     """Hold the lock of output ``out`` for the rest of the command (:mod:`tranca_sim.outlock`),
     before the output is checked: a second run on an output another live run writes is refused
-    with one line naming that run, whatever else its arguments say."""
-    from .outlock import OutputBusyError, output_lock
+    with one line naming that run, whatever else its arguments say. ``make_dirs``: the output's
+    missing directories are created first (experiment, tune, ladder: their runs create them); an
+    output in a directory that accepts no new file is refused with one line."""
+    from .outlock import OutputBusyError, OutputDirError, output_lock
 
     try:
-        a.locks.enter_context(output_lock(out))
+        a.locks.enter_context(output_lock(out, make_dirs))
     except OutputBusyError as e:
         _fail(f"--out {e}")
+    except OutputDirError as e:
+        _fail(f"--out: {e}")
 
 
 def _exists_message(e) -> str:

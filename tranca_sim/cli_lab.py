@@ -46,7 +46,7 @@ def _cmd_experiment(a) -> None:
     _check_processes(a.processes, a.cluster)
     load_spec(a.path, deals_cap=a.deals)  # the experiment file first, then --out
     _check_dir_out(a.out, "an experiment")
-    _lock_out(a, a.out)
+    _lock_out(a, a.out, make_dirs=True)
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
 
@@ -90,10 +90,12 @@ def _cmd_experiment(a) -> None:
 
 def _cmd_report(a) -> None:
     from .lab.reports import ReportError, write_report
-    from .outlock import OutputBusyError, output_lock
+    from .outlock import OutputBusyError, OutputDirError, output_lock
 
     try:  # the experiment's own lock: not while a run writes the directory
         a.locks.enter_context(output_lock(a.run_dir))
+    except OutputDirError:
+        pass  # no lock file beside DIR (a read-only parent): report writes inside DIR; redraw unlocked
     except OutputBusyError as e:
         _fail(
             f"cannot redraw the report of {str(a.run_dir)!r} now: {e.holder} is writing that directory, "
@@ -158,7 +160,7 @@ def _cmd_tune(a) -> None:
         search_space(a.strategy, None, only)
     check_config(cfg)
     _check_dir_out(a.out, "tune")
-    _lock_out(a, a.out)
+    _lock_out(a, a.out, make_dirs=True)
     with _flag("--out"):
         check_out_dir(Path(a.out), a.force)
     res = run_tune(cfg, on_written=_written(a))
@@ -194,7 +196,7 @@ def _cmd_ladder(a) -> None:
 
         get_preset(a.preset)
     _check_dir_out(a.out, "ladder")
-    _lock_out(a, a.out)
+    _lock_out(a, a.out, make_dirs=True)
     with _flag("--out"):
         from pathlib import Path
 

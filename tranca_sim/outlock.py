@@ -13,14 +13,24 @@ its run ends.  A process takes a lock it already holds again (the command line l
 before its checks, the run function again), and the descriptor is not inherited by worker
 processes (``O_CLOEXEC``).
 
-On a system without ``fcntl`` (Windows) or an output whose directory cannot hold the lock file
-(missing, read-only: the run's own checks name that), nothing is locked.
+The output's directory, as each command treats it:
+
+- missing: ``simulate`` refuses an output whose directory does not exist (the run's own check
+  says so, one line), so nothing is locked or written; ``experiment``, ``tune`` and ``ladder``
+  create the missing directories of their ``--out`` (as they would to write it) before they take
+  the lock, and remove the ones they made, if still empty, when the run fails before writing;
+- read-only (no file can be created in it): :class:`OutputDirError`, one line (the command line
+  exits with status 2), since the output could not be written there either; ``report`` (which
+  writes inside its directory, not beside it) then redraws unlocked.
+
+On a system without ``fcntl`` (Windows) or a file system without ``flock``, nothing is locked.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import functools
 import inspect
 import os
@@ -54,6 +64,15 @@ class OutputBusyError(RunFileError):
         self.pid = pid
         self.holder = holder
         self.stop = stop
+
+
+class OutputDirError(RunFileError):
+    """The output's directory cannot hold the lock file (read-only, not permitted), or its missing
+    directories cannot be created; the message names the output, the directory and why."""
+
+
+#: errors of a directory that accepts no new file
+_READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 def lock_path(out) -> Path:
@@ -109,8 +128,13 @@ def _acquire(out, lp: Path) -> int | None:
     while True:
         try:
             fd = os.open(lp, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError:
-            return None  # a missing or read-only directory: the run's checks say so
+        except OSError as e:
+            if e.errno in _READ_ONLY:  # the output could not be written there either
+                raise OutputDirError(
+                    f"cannot write {os.fspath(out)!r}: no file can be created in the directory "
+                    f"{str(lp.parent)!r} ({os.strerror(e.errno)})"
+                ) from None
+            return None  # another failure (a name too long, ...): the run's checks say so
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -134,20 +158,73 @@ def _acquire(out, lp: Path) -> int | None:
     return fd
 
 
+def _make_dirs(out, d: Path) -> list[Path]:
+    """Create directory ``d`` and its missing parents; the ones created, deepest first."""
+    missing = []
+    while not os.path.lexists(d) and d != d.parent:
+        missing.append(d)
+        d = d.parent
+    made = []
+    for m in reversed(missing):
+        try:
+            os.mkdir(m)
+        except FileExistsError:
+            continue  # made meanwhile by another process
+        except OSError as e:
+            _remove_empty(made[::-1])
+            why = os.strerror(e.errno) if e.errno else str(e)
+            raise OutputDirError(
+                f"cannot write {os.fspath(out)!r}: cannot create its directory {str(m)!r} ({why})"
+            ) from None
+        made.append(m)
+    return made[::-1]
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    for d in dirs:
+        try:
+            os.rmdir(d)
+        except OSError:
+            return  # not empty (the output is in it) or gone: its parents stay too
+
+
 @contextlib.contextmanager
-def output_lock(out):
+def output_lock(out, make_dirs: bool = False):
     """Hold the lock of output ``out`` for the block (see the module doc).
+
+    ``make_dirs``: create the missing directories the output goes into first (an experiment's,
+    tune's or ladder's ``--out``, whose run creates them); those still empty when the block ends
+    (a run that failed before writing) are removed again. Without it, an output whose directory
+    does not exist is not locked (``simulate`` refuses it in its own checks).
 
     Raises
     ------
     OutputBusyError
         Another live process holds it: the message names its pid, start time and command.
+    OutputDirError
+        The directory accepts no new file (read-only, not permitted), or a missing directory
+        cannot be created: the message names the directory and why.
     """
     if fcntl is None or not _lockable(out):
         yield
         return
     lp = lock_path(out)
     key = str(lp)
+    made: list[Path] = []
+    if key not in _HELD and not lp.parent.is_dir():
+        if not make_dirs:
+            yield  # the run's own check refuses the missing directory before writing anything
+            return
+        made = _make_dirs(out, lp.parent)
+    try:
+        with _locked(out, lp, key):
+            yield
+    finally:
+        _remove_empty(made)
+
+
+@contextlib.contextmanager
+def _locked(out, lp: Path, key: str):
     if key in _HELD:  # this process holds it already
         _HELD[key][1] += 1
         try:
@@ -169,8 +246,9 @@ def output_lock(out):
         os.close(fd)
 
 
-def locked_output(param: str):
-    """Decorator: the call holds :func:`output_lock` of its argument ``param`` (the output)."""
+def locked_output(param: str, make_dirs: bool = False):
+    """Decorator: the call holds :func:`output_lock` of its argument ``param`` (the output);
+    ``make_dirs`` as there."""
 
     def deco(func):
         sig = inspect.signature(func)
@@ -183,7 +261,7 @@ def locked_output(param: str):
                 out = getattr(out, "out", None)
             if out is None:
                 return func(*args, **kwargs)
-            with output_lock(out):
+            with output_lock(out, make_dirs):
                 return func(*args, **kwargs)
 
         return wrapper

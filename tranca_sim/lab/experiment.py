@@ -241,7 +241,7 @@ class _Variant:
         self.half_width = math.inf
 
 
-@locked_output("out_dir")
+@locked_output("out_dir", make_dirs=True)
 def run_experiment(
     path,
     out_dir,

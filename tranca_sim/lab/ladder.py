@@ -120,7 +120,7 @@ def pair_plan(players: list[Player], decks: int, slow_decks: int) -> list[tuple[
     return sorted(out, key=lambda t: (t[2] != decks, t[0], t[1]))
 
 
-@locked_output("out_dir")
+@locked_output("out_dir", make_dirs=True)
 def run_ladder(
     out_dir,
     preset: str = "tranca",

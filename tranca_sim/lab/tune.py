@@ -237,7 +237,7 @@ def _test(units, alpha: float) -> dict:
     return t
 
 
-@locked_output("cfg")
+@locked_output("cfg", make_dirs=True)
 def run_tune(cfg: TuneConfig, on_written=None) -> dict:
     """Tune ``cfg.strategy`` and write ``cfg.out`` (see the module doc for the method).
 
