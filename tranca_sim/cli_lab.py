@@ -57,6 +57,7 @@ def _cmd_experiment(a) -> None:
         force=a.force,
         threads=a.threads,
         progress=not a.no_progress,
+        say_compile=True,  # one line, not a bar: said with --no-progress too
         processes=a.processes,
         cluster=a.cluster,
         scheduler=a.scheduler,
@@ -152,6 +153,7 @@ def _cmd_tune(a) -> None:
         threads=a.threads,
         force=a.force,
         progress=not a.no_progress,
+        say_compile=True,
         command=command_line(),
     )
     with _flag("--params" if only else "STRATEGY", a.params if only else a.strategy):
@@ -216,6 +218,7 @@ def _cmd_ladder(a) -> None:
         threads=a.threads,
         force=a.force,
         progress=not a.no_progress,
+        say_compile=True,  # one line before the bar, not minutes inside the first pair
         command=command_line(),
         on_written=_written(a),
     )

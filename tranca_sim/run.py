@@ -612,14 +612,8 @@ def run_simulation(
             yield cols
 
     tasks_by_index = {t.index: t for t in tasks}
-    cached = engine_cached("_simulate_matches_nb" if matches is not None else "_simulate_nb")
-    if (
-        progress if say_compile is None else say_compile
-    ) and not cached:  # a cached start loads in a second or two and says nothing
-        from strategies.user import search_wanted
-
-        which = "the engine with the search player" if search_wanted() else "the engine"
-        print(f"compiling {which} (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
+    if progress if say_compile is None else say_compile:  # a cached start loads in a second or two, unsaid
+        say_if_compiling("_simulate_matches_nb" if matches is not None else "_simulate_nb")
     threads_before = numba.get_num_threads()
     numba.set_num_threads(n_threads)  # restored below: a Python caller's later runs are not affected
     try:
@@ -728,6 +722,21 @@ def _where(processes, cluster, scheduler) -> str:
     if processes is not None and processes > 1:
         return f"{processes} processes"
     return ""
+
+
+def say_if_compiling(kernel_name: str = "_simulate_nb") -> bool:
+    """Say on stderr, in one line, that the engine is being compiled when numba's disk cache holds
+    no ``kernel_name`` for this machine (:func:`engine_cached`): ``compiling the engine (once,
+    <COMPILE_TIME>) ...`` (``the engine with the search player`` when this process's engine has
+    it). Call it after the strategies are resolved and before the first deal; returns whether it
+    said so. Every command that plays deals says it (with ``--no-progress`` too)."""
+    if engine_cached(kernel_name):
+        return False
+    from strategies.user import search_wanted
+
+    which = "the engine with the search player" if search_wanted() else "the engine"
+    print(f"compiling {which} (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
+    return True
 
 
 def engine_cached(kernel_name: str = "_simulate_nb") -> bool:

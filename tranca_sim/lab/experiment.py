@@ -255,6 +255,7 @@ def run_experiment(
     cluster: int | None = None,
     scheduler: str | None = None,
     on_written=None,
+    say_compile: bool | None = None,
 ) -> dict:
     """Run an experiment file and write its output directory.
 
@@ -377,6 +378,10 @@ def run_experiment(
 
     # every deal played: the variants' and the shared run's (the fixed opponent's or the control table)
     total = spec["budget"] * len(variants) + (budget_units if base_plan is not None else 0)
+    if progress if say_compile is None else say_compile:  # before the bar: one line, not a bar
+        from ..run import say_if_compiling
+
+        say_if_compiling()
     bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="loading the engine")
     threads_before = numba.get_num_threads()
     if not pooled:

@@ -135,6 +135,7 @@ def run_ladder(
     progress: bool = True,
     command: str = "",
     on_written=None,
+    say_compile: bool | None = None,
 ) -> dict:
     """Play the round robin and write ``out_dir`` (see :mod:`tranca_sim.lab.ladder_report`).
 
@@ -160,6 +161,10 @@ def run_ladder(
         numba threads (default all).
     on_written : callable, optional
         Called with the output directory (str) as soon as it is in place.
+    say_compile : bool, optional
+        Say ``compiling the engine ...`` on stderr before the bar when the engine is not in
+        numba's cache (:func:`tranca_sim.run.say_if_compiling`); None: as ``progress`` (the
+        command line says it with ``--no-progress`` too).
 
     Returns
     -------
@@ -216,9 +221,19 @@ def run_ladder(
     }
     tmp = _io.temp_dir_path(out)
     total = 2 * sum(n for _, _, n in plan)
-    bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="ladder")
     before = numba.get_num_threads()
     numba.set_num_threads(n_threads)
+    if progress if say_compile is None else say_compile:
+        from ..run import say_if_compiling
+
+        say_if_compiling()
+    try:  # one throw-away deal compiles (first run) or loads the engine, before the bar and the clock
+        fast = [p for p in ps if not p.slow] or ps
+        simulate_chunk(rules, (fast[0].strategy, fast[-1].strategy), seed, 0, 1)
+    except BaseException:
+        numba.set_num_threads(before)
+        raise
+    bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="ladder")
     units: dict[tuple[int, int], np.ndarray] = {}
     pair_rows = []
     writers: list = []

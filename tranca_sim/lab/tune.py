@@ -99,6 +99,8 @@ class TuneConfig:
     force: bool = False
     progress: bool = True
     command: str = ""
+    #: say "compiling the engine ..." when it is not cached (None: as ``progress``; the CLI: always)
+    say_compile: bool | None = None
 
 
 class _Blocks:
@@ -299,6 +301,10 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
     total = (
         cfg.budget + cfg.rounds * (cfg.select_top * cfg.select_deals + cfg.confirm_deals) + cfg.confirm_deals
     )
+    if cfg.progress if cfg.say_compile is None else cfg.say_compile:  # before the bar: one line
+        from ..run import say_if_compiling
+
+        say_if_compiling()
     bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not cfg.progress, desc="loading the engine")
 
     def cand_of(values: dict):
