@@ -34,7 +34,9 @@ def _said_first(err: str) -> bool:
     """The first line on stderr is the compile notice (the tests' engine has the search player:
     conftest sets TRANCA_SIM_SEARCH=1, so it names it)."""
     first = err.split("\n")[0]
-    return first.startswith(("compiling the engine (once, ", "compiling the engine with the search player (once, "))
+    return first.startswith(
+        ("compiling the engine (once, ", "compiling the engine with the search player (once, ")
+    )
 
 
 @pytest.fixture
@@ -42,7 +44,7 @@ def events(monkeypatch):
     """What happened, in order: 'deal' for each engine call, 'bar' for each progress bar made."""
     import tqdm.auto
 
-    import tranca_sim.engine as engine
+    from tranca_sim import engine
 
     seen: list[str] = []
     real_chunk = engine.simulate_chunk
@@ -65,7 +67,7 @@ def events(monkeypatch):
 @pytest.mark.parametrize("progress", [False, True])
 def test_ladder_says_it_compiles_before_its_bar(tmp_path, capsys, events, progress):
     argv = ["ladder", "--player", "basic", "--player", "random", "--decks", "2", "--out", str(tmp_path / "l")]
-    status, out, err = call(argv + ([] if progress else ["--no-progress"]), capsys)
+    status, _out, err = call(argv + ([] if progress else ["--no-progress"]), capsys)
     assert status == 0, err
     assert _said_first(err), err
     assert err.count("compiling the engine") == 1
@@ -76,7 +78,7 @@ def test_ladder_says_it_compiles_before_its_bar(tmp_path, capsys, events, progre
 def test_experiment_says_it_compiles_with_no_progress(tmp_path, capsys, events):
     spec = tmp_path / "tiny.toml"
     spec.write_text(textwrap.dedent(TINY), encoding="utf-8")
-    status, out, err = call(["experiment", str(spec), "--out", str(tmp_path / "e"), "--no-progress"], capsys)
+    status, _out, err = call(["experiment", str(spec), "--out", str(tmp_path / "e"), "--no-progress"], capsys)
     assert status == 0, err
     assert _said_first(err), err
 

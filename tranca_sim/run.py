@@ -612,8 +612,10 @@ def run_simulation(
             yield cols
 
     tasks_by_index = {t.index: t for t in tasks}
-    if progress if say_compile is None else say_compile:  # a cached start loads in a second or two, unsaid
-        say_if_compiling("_simulate_matches_nb" if matches is not None else "_simulate_nb")
+    kernel_name = "_simulate_matches_nb" if matches is not None else "_simulate_nb"
+    cached = engine_cached(kernel_name)
+    if (progress if say_compile is None else say_compile) and not cached:  # a cached start loads unsaid
+        say_if_compiling(kernel_name)
     threads_before = numba.get_num_threads()
     numba.set_num_threads(n_threads)  # restored below: a Python caller's later runs are not affected
     try:
