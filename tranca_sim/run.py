@@ -614,8 +614,8 @@ def run_simulation(
     tasks_by_index = {t.index: t for t in tasks}
     kernel_name = "_simulate_matches_nb" if matches is not None else "_simulate_nb"
     cached = engine_cached(kernel_name)
-    if (progress if say_compile is None else say_compile) and not cached:  # a cached start loads unsaid
-        say_if_compiling(kernel_name)
+    if progress if say_compile is None else say_compile:  # a cached start loads unsaid
+        say_if_compiling(kernel_name, cached)
     threads_before = numba.get_num_threads()
     numba.set_num_threads(n_threads)  # restored below: a Python caller's later runs are not affected
     try:
@@ -726,13 +726,14 @@ def _where(processes, cluster, scheduler) -> str:
     return ""
 
 
-def say_if_compiling(kernel_name: str = "_simulate_nb") -> bool:
+def say_if_compiling(kernel_name: str = "_simulate_nb", cached: bool | None = None) -> bool:
     """Say on stderr, in one line, that the engine is being compiled when numba's disk cache holds
     no ``kernel_name`` for this machine (:func:`engine_cached`): ``compiling the engine (once,
     <COMPILE_TIME>) ...`` (``the engine with the search player`` when this process's engine has
     it). Call it after the strategies are resolved and before the first deal; returns whether it
-    said so. Every command that plays deals says it (with ``--no-progress`` too)."""
-    if engine_cached(kernel_name):
+    said so. Every command that plays deals says it (with ``--no-progress`` too). ``cached``: the
+    answer of :func:`engine_cached` when the caller has it already."""
+    if engine_cached(kernel_name) if cached is None else cached:
         return False
     from strategies.user import search_wanted
 
