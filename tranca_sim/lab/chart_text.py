@@ -48,7 +48,7 @@ def _rewrap(text: str, chars: int) -> str:
     already has stay: they may be meant, such as a title over its parenthesis)."""
     out: list[str] = []
     for line in text.split("\n"):
-        out += textwrap.wrap(line, chars) if len(line) > chars else [line]
+        out += _balanced(line, chars) if len(line) > chars else [line]
     return "\n".join(out)
 
 

@@ -163,6 +163,9 @@ def trace_figure(rows: list[dict], result: dict):
         f"points a deal ({f['decks']:,} decks)",
         fontsize=9.5,
     )
+    from .chart_text import fit_titles
+
+    fit_titles(fig)  # the titles wrapped inside the figure first, then the layout made room for them
     fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1))  # room for the legend below
     return fig
 
