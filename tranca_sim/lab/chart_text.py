@@ -9,6 +9,9 @@ import textwrap
 
 from matplotlib.figure import Figure
 
+#: textwrap.wrap that keeps a hyphenated word whole ("all-baseline", "morto_stock=-1")
+_wrap = functools.partial(textwrap.wrap, break_on_hyphens=False)
+
 #: what separates the items of a footnote; a footnote is wrapped between items, never inside one
 FOOT_SEP = " · "
 
@@ -22,15 +25,15 @@ def wrap_items(text: str, width: int, sep: str = FOOT_SEP) -> list[str]:
         if lines and len(lines[-1]) + len(sep) + len(item) <= width:
             lines[-1] += sep + item
         else:
-            lines += textwrap.wrap(item, width) or [item]
+            lines += _wrap(item, width) or [item]
     return lines
 
 
 def _title(ax, title: str, subtitle: str = "", width: int = 120) -> None:
     """The axes' title (left) and a smaller subtitle under it, wrapped at ``width`` characters;
     :func:`fit_titles` narrows the subtitle where it would run past the figure's right edge."""
-    lines = textwrap.wrap(subtitle, width)
-    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=11, loc="left", pad=6 + 10 * len(lines))
+    lines = _wrap(subtitle, width)
+    ax.set_title("\n".join(_wrap(title, 80)), fontsize=11, loc="left", pad=6 + 10 * len(lines))
     if lines:
         t = ax.text(
             0, 1.01, "\n".join(lines), transform=ax.transAxes, fontsize=8, color="#444444", va="bottom"
@@ -55,11 +58,11 @@ def _rewrap(text: str, chars: int) -> str:
 def _balanced(text: str, width: int) -> list[str]:
     """``text`` wrapped at most ``width`` characters a line, in as few lines as that takes but with
     the lines about equally long (no last line of one word)."""
-    k = len(textwrap.wrap(text, width))
+    k = len(_wrap(text, width))
     for w in range(max(1, -(-len(text) // k)), width):
-        if len(lines := textwrap.wrap(text, w)) <= k:
+        if len(lines := _wrap(text, w)) <= k:
             return lines
-    return textwrap.wrap(text, width)
+    return _wrap(text, width)
 
 
 def _title_texts(fig: Figure) -> list:
