@@ -140,7 +140,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from strategies.basic_aberta import morto_strong, opp_morto_pairs
 from strategies.basic_redraw import card_useful
-from tranca_sim.engine.cards import JOKER, N_KINDS
+from tranca_sim.engine.cards import JOKER
 from tranca_sim.engine.melds import is_black3, is_wild, n_naturals, n_twos
 from tranca_sim.engine.obs import (
     A_BLACK3,
@@ -913,9 +913,9 @@ def _nb_keep(nb, r):
 
 
 @njit(cache=True, inline="always")
-def _hand_nb(hand):
-    """:func:`_suit_nb` of the four suits (the hand read by :func:`~tranca_sim.engine.runs.hand_bits`)."""
-    held = hand_bits(hand)
+def _hand_nb(held):
+    """:func:`_suit_nb` of the four suits, from the hand's :func:`~tranca_sim.engine.runs.hand_bits`
+    ``held``."""
     return (
         _suit_nb(held & 0x1FFF),
         _suit_nb((held >> 13) & 0x1FFF),
@@ -1012,9 +1012,10 @@ def choose_discard(prm, obs, rng):
         seen_pairs = opp_morto_pairs(obs, side)
     z4 = (0, 0, 0, 0)
     ext_own, cov_own, ext_opp, nb = z4, z4, z4, z4
+    held = hand_bits(hand)  # bit k: the hand holds kind k (0-51)
     if runs:
         ext_own, cov_own = _run_tables(obs, side)
-        nb = _hand_nb(hand)
+        nb = _hand_nb(held)
         if safe:  # read by safe_discard only
             ext_opp = _run_tables(obs, opp)[0]
     best = -1
@@ -1024,11 +1025,10 @@ def choose_discard(prm, obs, rng):
     special = obs.rp[R_THREES_SPECIAL] != 0
     sets = obs.rp[R_MELD_SETS] != 0
     no_discard = obs.pub[PUB_NO_DISCARD]
-    # the kinds in hand as bits, gathered without a branch per kind, then visited lowest first (the
-    # order of a loop over every kind): a branch per kind on a hand of 11 kinds of 53 mispredicts
-    present = 0
-    for k in range(min(N_KINDS, hand.shape[0])):
-        present |= (((-np.int64(hand[k])) >> 63) & 1) << k  # bit k: hand[k] > 0 (counts are >= 0)
+    # the kinds in hand as bits (the naturals and 2s read by hand_bits, also the runs' neighbours
+    # above; the joker), visited lowest first (the order of a loop over every kind): a branch per
+    # kind on a hand of 11 kinds of 53 mispredicts
+    present = held | ((((-np.int64(hand[JOKER])) >> 63) & 1) << JOKER)  # bit 52: hand[JOKER] > 0
     if no_discard >= 0:
         present &= ~(np.int64(1) << no_discard)  # may_discard
     while present != 0:

@@ -21,6 +21,7 @@ from ..rules import (
     R_HAND_SIZE,
     R_MAX_TURNS,
     R_MELD_RUNS,
+    R_MELD_SETS,
     R_MORTO_SIZE,
     R_N_SEATS,
     R_N_SIDES,
@@ -242,8 +243,11 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
             return
     _check(st, rp, pack, check)
     # ---- melds ----
+    # runs only (open buraco): no set or black-3 set can be listed, so the sets' listing (a pass over
+    # the hand's 13 ranks) is not made (issue 8)
+    sets_listed = rp[R_MELD_SETS] != 0 or rp[R_THREES_SPECIAL] != 0
     while True:
-        n = list_meld_actions(st, rp, seat, acts)
+        n = list_meld_actions(st, rp, seat, acts) if sets_listed else 0
         if rp[R_MELD_RUNS] != 0:
             n = list_run_actions(st, rp, seat, acts, n)
         if st.ss[side, SS_MELD_MIN] > 0 and opening_pending(st, rp, side):

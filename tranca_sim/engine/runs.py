@@ -39,6 +39,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..rules import (
+    R_CANASTA_SIZE,
     R_MAX_WILDS,
     R_MELD_RUNS,
     R_MIN_NATURALS,
@@ -105,6 +106,8 @@ from .state import (
     SC_TURN,
     SE_HAND_N,
     SE_MELDED_NOW,
+    SS_CANASTAS,
+    SS_CLEAN,
     SS_N_MELDS,
     log_event,
 )
@@ -223,6 +226,14 @@ def list_run_actions(st, rp, seat, acts, n):
         if st.mh[side, m, MH_TYPE] != MT_RUN:
             continue
         s = st.mh[side, m, MH_SUIT]
+        # a run that can take nothing (its end naturals not in hand, no wild in hand or a run at its
+        # wild limit) is passed over before the ends are visited: most runs, in most listings
+        pl = st.mh[side, m, MH_LO] - 1
+        ph = st.mh[side, m, MH_HI] + 1
+        nat_l = pl >= lo_min and (held >> pos_kind(s, pl)) & 1 != 0
+        nat_h = ph <= 14 and (held >> pos_kind(s, ph)) & 1 != 0
+        if not (nat_l or nat_h or (wild_any and st.mh[side, m, MH_WILD] < maxw)):
+            continue
         for end in range(2):
             p = st.mh[side, m, MH_LO] - 1 if end == END_LOW else st.mh[side, m, MH_HI] + 1
             if p < lo_min or p > 14:
@@ -337,6 +348,25 @@ def list_run_captures(st, rp, seat, acts, n):
 # ---- laying runs -----------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _canasta(st, rp, side, m):
+    """(is a canasta, is a clean canasta) for run ``m`` of ``side`` as
+    :func:`~tranca_sim.engine.melds.count_canastas` counts it (a run is never a black-3 set)."""
+    c = st.mh[side, m, MH_N] >= rp[R_CANASTA_SIZE]
+    return c, c and st.mh[side, m, MH_WILD] == 0
+
+
+@njit(cache=True, inline="always")
+def _recount(st, rp, side, m, was, was_clean):
+    """:func:`~tranca_sim.engine.melds.count_canastas` after a change to run ``m`` alone: the side's
+    counts (kept up to date after every change) move by what ``m`` became against what it was
+    (``was``, ``was_clean`` from :func:`_canasta` before the change), without a pass over every
+    meld of the side."""
+    now, now_clean = _canasta(st, rp, side, m)
+    st.ss[side, SS_CANASTAS] += (1 if now else 0) - (1 if was else 0)
+    st.ss[side, SS_CLEAN] += (1 if now_clean else 0) - (1 if was_clean else 0)
+
+
 @njit(cache=True, _nrt=False)
 def _take_run_wild(st, seat, side, m, s, p, joker):
     """Move a wild from the hand to run ``m`` at position ``p``: a joker, or a 2 (another
@@ -414,13 +444,14 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         log_event(st, EV_NEW_RUN, seat, m, 3)
         for k in ks:
             log_event(st, EV_CARD, seat, k, m)
-        count_canastas(st, rp, side)
+        _recount(st, rp, side, m, False, False)  # count_canastas, for the new run
         return m
     m = x
     s = st.mh[side, m, MH_SUIT]
     end = y // 4
     c = y % 4
     p = st.mh[side, m, MH_LO] - 1 if end == END_LOW else st.mh[side, m, MH_HI] + 1
+    was, was_clean = _canasta(st, rp, side, m)
     if c == C_NAT:
         k = pos_kind(s, p)
         st.hand[seat, k] -= 1
@@ -436,7 +467,7 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         st.mh[side, m, MH_HI] = p
     st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
     log_event(st, EV_EXTEND_RUN, seat, m, k + 64 * end)
-    count_canastas(st, rp, side)
+    _recount(st, rp, side, m, was, was_clean)  # count_canastas, for the one run that changed
     return m
 
 
