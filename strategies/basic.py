@@ -892,6 +892,29 @@ def _run_tables(obs, side):
 
 
 @njit(cache=True, inline="always")
+def _run_ext_mask(obs, side):
+    """Bit ``k`` set for each natural ``k`` that goes on an end of one of ``side``'s runs (the
+    answers of :func:`_extends_run` for every kind at once, from one pass over the side's melds):
+    below the low end (the low ace below a run from the 2), above the high end (the high ace above
+    the K)."""
+    mask = 0
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        if obs.mh[side, m, MH_TYPE] != MT_RUN:
+            continue
+        lo = obs.mh[side, m, MH_LO]
+        hi = obs.mh[side, m, MH_HI]
+        e = 0  # bit r - 1: rank r
+        if lo >= 2:
+            e |= 1 << (lo - 2)  # rank lo - 1 (lo = 2: the low ace)
+        if hi <= 12:
+            e |= 1 << hi  # rank hi + 1
+        elif hi == 13:
+            e |= 1  # the high ace above the K
+        mask |= e << (13 * obs.mh[side, m, MH_SUIT])
+    return mask
+
+
+@njit(cache=True, inline="always")
 def _suit_nb(h):
     """:func:`_neighbours_keep` of every rank of a suit at once, from the hand's naturals of the
     suit as a 13-bit ring ``h`` (bit r - 1: the hand holds rank r).  Packed in 13-bit fields: bit
@@ -1011,13 +1034,14 @@ def choose_discard(prm, obs, rng):
     if prm[P_MORTO_SEEN] != 0.0 and obs.rp[R_MORTOS_FACE_UP] != 0:
         seen_pairs = opp_morto_pairs(obs, side)
     z4 = (0, 0, 0, 0)
-    ext_own, cov_own, ext_opp, nb = z4, z4, z4, z4
+    ext_own, cov_own, nb = z4, z4, z4
+    ext_opp = 0
     held = hand_bits(hand)  # bit k: the hand holds kind k (0-51)
     if runs:
         ext_own, cov_own = _run_tables(obs, side)
         nb = _hand_nb(held)
         if safe:  # read by safe_discard only
-            ext_opp = _run_tables(obs, opp)[0]
+            ext_opp = _run_ext_mask(obs, opp)
     best = -1
     best_keep = 1 << 30
     b3 = -1
@@ -1065,7 +1089,7 @@ def choose_discard(prm, obs, rng):
                     keep += 60  # the next player could take the pile with it
                 if n_naturals(obs.taken[nxt], r) > 0 or n_naturals(obs.taken[prv], r) > 0:
                     keep += 30
-                if runs and (ext_opp[k // 13] >> (4 * r)) & 15 > 0:  # _extends_run(obs, opp, k)
+                if (ext_opp >> k) & 1:  # _extends_run(obs, opp, k) (0 without runs)
                     keep += 60  # it goes on an end of one of their runs
         if keep < best_keep:
             best_keep = keep

@@ -215,7 +215,9 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
     place_red3s(st, rp, seat)
     _check(st, rp, pack, check)
     # ---- draw: stock, or the pile (E8: with the stock empty only the pile) ----
-    if rp[R_STOCK_OUT] != 0 and not morto_to_stock(st, rp, seat):
+    # morto_to_stock's own first test made here: the call (which passes the whole State) only when
+    # the stock is empty (issue 8: every turn of buraco, stock_out = 1)
+    if rp[R_STOCK_OUT] != 0 and st.sc[SC_STOCK_PTR] >= st.sc[SC_DECK_N] and not morto_to_stock(st, rp, seat):
         st.sc[SC_OVER] = END_STOCK_OUT  # 004: stock and mortos out, the deal ends there (VARIANTS 14)
         return
     n = list_draw_actions(st, rp, seat, acts)

@@ -135,19 +135,26 @@ def twos_as_wild(hand, s, p):
     return tw
 
 
+_LOW15 = np.uint64(0x7FFF7FFF7FFF7FFF)  # hand_bits: the low 15 bits of each of four 16-bit counts
+_TOP = np.uint64(0x8000800080008000)  # their top bits
+_GATHER = np.uint64(0x0001000200040008)  # bits 15, 31, 47, 63 (shifted down 15) to bits 48-51
+
+
 @njit(cache=True, inline="always")
 def hand_bits(hand):
     """Bit ``k`` set for each natural kind ``k`` (0-51) the hand holds (``hand[k] > 0``): the 52
-    counts read four at a time as 13 ``int64`` words (``hand`` a C-contiguous ``int16`` row, its
-    counts 0..32767), three 16-bit counts tested for non-zero by a carry into their top bit and
-    gathered by one multiplication, the fourth by a shift."""
-    words = hand[:52].view(np.int64)
+    counts read four at a time as 13 ``uint64`` words (``hand`` a C-contiguous ``int16`` row, its
+    counts 0..32767).  In a word the four 16-bit counts are tested for non-zero at once (the low 15
+    bits of each plus 0x7FFF carry into the count's top bit, which a count below 0x8000 leaves
+    clear; no carry crosses into the next count) and the four top bits are gathered into bits 48-51
+    by one multiplication (each product term lands on a bit of its own: nothing carries).  Unsigned
+    words: in ``int64`` the compiler may assume the sum never reaches the sign bit."""
+    words = hand[:52].view(np.uint64)
     bits = 0
     for i in range(13):
-        w = words[i]  # counts j = 0..3 in bits 16j..16j+15, each < 0x8000: w >= 0
-        a = ((w & 0x7FFF7FFF7FFF) + 0x7FFF7FFF7FFF) >> 15  # bit 16j: count j > 0 (j < 3)
-        nz = (((a & 0x100010001) * 0x1000200040008) >> 48) & 7  # bit 16j to bit j
-        bits |= (nz | (8 if w >> 48 != 0 else 0)) << (4 * i)
+        t = ((words[i] & _LOW15) + _LOW15) & _TOP  # bit 16j + 15: count j > 0
+        nz = ((t >> np.uint64(15)) * _GATHER) >> np.uint64(48)  # bit 48 + j: count j > 0
+        bits |= np.int64(nz) << (4 * i)
     return bits
 
 
@@ -280,6 +287,8 @@ def list_run_captures(st, rp, seat, acts, n):
     The top card onto an end of one of the side's runs of its suit (``A_CAP_EXT``, y = end),
     or in a new run of three with two cards of the hand (``A_CAP_RUN``): two naturals, or one
     natural and a wild at the missing position (000 Gameplay 3, VARIANTS 4; E10, E17)."""
+    if rp[R_PILE_CLOSED] == 0:
+        return n  # an open pile is taken whole (list_draw_actions): no call of run_capture_top
     pn = st.sc[SC_PILE_N]
     if rp[R_PILE_CLOSED] != 0 and pn > 0 and is_wild(st.pile[pn - 1]) and not locked(st, rp):
         return list_wild_run_captures(st, rp, seat, acts, n, st.pile[pn - 1])  # E15 on runs
