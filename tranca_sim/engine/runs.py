@@ -51,7 +51,6 @@ from ..rules import (
 from .cards import JOKER
 from .melds import (
     _empty_ok_after_ext,
-    _hand_to_meld,
     apply_meld_action,
     can_empty,
     count_canastas,
@@ -377,33 +376,38 @@ def _recount(st, rp, side, m, was, was_clean):
 
 
 @njit(cache=True, _nrt=False)
-def _take_run_wild(st, seat, side, m, s, p, joker):
-    """Move a wild from the hand to run ``m`` at position ``p``: a joker, or a 2 (another
-    suit's first, so the run's own 2 stays available as a natural).  Returns its kind."""
+def _take_run_wild(hand, se, mh, mc, s, p, joker):
+    """Move a wild from the hand to a run at position ``p``: a joker, or a 2 (another suit's
+    first, so the run's own 2 stays available as a natural).  Returns its kind.  ``hand``,
+    ``se``: the seat's rows of ``State.hand`` and ``State.se``; ``mh``, ``mc``: the run's rows of
+    ``State.mh`` and ``State.mc`` (rows, not the State: a call that passes the whole State costs
+    more than this body)."""
     k = -1
     if joker:
         k = JOKER
     else:
         for ss in range(4):
-            if ss != s and st.hand[seat, ss * 13 + 1] > 0:
+            if ss != s and hand[ss * 13 + 1] > 0:
                 k = ss * 13 + 1
                 break
-        if k < 0 and p != 2 and st.hand[seat, s * 13 + 1] > 0:
+        if k < 0 and p != 2 and hand[s * 13 + 1] > 0:
             k = s * 13 + 1
-    _hand_to_meld(st, seat, side, m, k)
-    st.mh[side, m, MH_N] += 1
-    st.mh[side, m, MH_WILD] += 1
-    st.mh[side, m, MH_WMASK] |= 1 << p
+    hand[k] -= 1  # melds._hand_to_meld on the rows
+    se[SE_HAND_N] -= 1
+    mc[k] += 1
+    mh[MH_N] += 1
+    mh[MH_WILD] += 1
+    mh[MH_WMASK] |= 1 << p
     if k == JOKER:
-        st.mh[side, m, MH_JOKERS] += 1
+        mh[MH_JOKERS] += 1
     return k
 
 
 @njit(cache=True, _nrt=False)
-def _fill_run(st, seat, side, m, s, p, y, skip):
-    """Fill positions p..p+2 of the new run ``m`` from the hand (all but offset ``skip``,
-    already placed): naturals first, then the wild of variant ``y``; log the cards in
-    position order."""
+def _fill_run(hand, se, mh, mc, s, p, y, skip):
+    """Fill positions p..p+2 of a new run from the hand (all but offset ``skip``, already
+    placed): naturals first, then the wild of variant ``y``; returns the three kinds in position
+    order (for the log).  The rows as for :func:`_take_run_wild`."""
     wo = (y - 1) // 2 if y > 0 else -1
     k0 = -1
     k1 = -1
@@ -412,11 +416,11 @@ def _fill_run(st, seat, side, m, s, p, y, skip):
         if o == skip or o == wo:
             continue
         k = pos_kind(s, p + o)
-        st.hand[seat, k] -= 1
-        st.se[seat, SE_HAND_N] -= 1
-        st.mc[side, m, k] += 1  # _put_natural, written in place (a call passes the whole State)
-        st.mh[side, m, MH_N] += 1
-        st.mh[side, m, MH_NAT] += 1
+        hand[k] -= 1
+        se[SE_HAND_N] -= 1
+        mc[k] += 1  # _put_natural, written in place
+        mh[MH_N] += 1
+        mh[MH_NAT] += 1
         if o == 0:
             k0 = k
         elif o == 1:
@@ -424,7 +428,7 @@ def _fill_run(st, seat, side, m, s, p, y, skip):
         else:
             k2 = k
     if wo >= 0:
-        k = _take_run_wild(st, seat, side, m, s, p + wo, (y - 1) % 2 == 1)
+        k = _take_run_wild(hand, se, mh, mc, s, p + wo, (y - 1) % 2 == 1)
         if wo == 0:
             k0 = k
         elif wo == 1:
@@ -449,7 +453,7 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         st.mh[side, m, MH_LO] = p
         st.mh[side, m, MH_HI] = p + 2
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
-        ks = _fill_run(st, seat, side, m, s, p, y, -1)
+        ks = _fill_run(st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], s, p, y, -1)
         log_event(st, EV_NEW_RUN, seat, m, 3)
         for k in ks:
             log_event(st, EV_CARD, seat, k, m)
@@ -469,7 +473,7 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         st.mh[side, m, MH_N] += 1
         st.mh[side, m, MH_NAT] += 1
     else:
-        k = _take_run_wild(st, seat, side, m, s, p, c == C_JOKER)
+        k = _take_run_wild(st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], s, p, c == C_JOKER)
     if end == END_LOW:
         st.mh[side, m, MH_LO] = p
     else:
@@ -516,7 +520,7 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
     st.mc[side, m, t] += 1  # _put_natural, written in place
     st.mh[side, m, MH_N] += 1
     st.mh[side, m, MH_NAT] += 1
-    ks = _fill_run(st, seat, side, m, s, p, y, q - p)
+    ks = _fill_run(st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], s, p, y, q - p)
     log_event(st, EV_NEW_RUN, seat, m, 3)
     for o in range(3):
         log_event(st, EV_CARD, seat, t if o == q - p else ks[o], m)
