@@ -134,6 +134,8 @@ player's redraw of seed 003 (rule ``first_player_redraw``) throw back a drawn ca
 nothing in the hand (strategies/basic_redraw.py); 0 always keeps it.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -677,8 +679,30 @@ def _choose_draw(prm, obs, acts, n, rng):
     return best
 
 
-@njit(cache=True, _nrt=False)
+# issue 9: a strategy call passes every array of its arguments as a struct of 7-11 words (the whole
+# Obs, prm, acts and rng: about 86 words for choose_meld); the engine's turn spent about 6% of its
+# time pushing them.  choose_meld and choose_discard are thin wrappers, compiled inline into their
+# caller (the engine's turn), that pass the choice only the arrays it reads, as a smaller namedtuple
+# (the helpers below take it as they take the Obs: they read only these fields).
+MeldView = namedtuple("MeldView", ["hand", "pub", "mh", "rp"])
+DiscardView = namedtuple("DiscardView", ["hand", "pub", "mh", "taken", "rp"])
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_meld(prm, obs, acts, n, rng):
+    side = obs.pub[PUB_SIDE]
+    # aberta_rush: the side's face-up morto (the one choice of the meld that reads the mortos)
+    rush = prm[P_ABERTA_RUSH] != 0.0 and obs.pub[PUB_MORTO + side] == MS_WAITING and morto_strong(obs, side)
+    best = _choose_meld(prm, MeldView(obs.hand, obs.pub, obs.mh, obs.rp), acts, n, rush)
+    if best < 0 and obs.pub[PUB_MELD_MIN] > 0 and must_meld_on(obs):
+        best = 0  # E25: a first meld short of the minimum is finished (the first listed action leads there)
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _choose_meld(prm, obs, acts, n, rush):
+    """:func:`choose_meld` on a :data:`MeldView` ``obs``; ``rush``: aberta_rush holds (the side's
+    face-up morto is strong).  -1 when no action scores above 0."""
     side = obs.pub[PUB_SIDE]
     seat = obs.pub[PUB_SEAT]
     hn = obs.pub[PUB_HAND_N + seat]
@@ -691,7 +715,7 @@ def choose_meld(prm, obs, acts, n, rng):
     stock_n = stock_left(obs)
     # ---- tips that lay everything ----
     lay_all = (prm[P_MORTO_RUSH] != 0.0 and morto_waiting) or _red3_hurry(prm, obs, side)
-    if prm[P_ABERTA_RUSH] != 0.0 and morto_waiting and morto_strong(obs, side):
+    if rush:
         lay_all = True  # Tranca Aberta: the side's face-up morto is worth hurrying for
     if prm[P_ENDGAME_LAY] != 0.0 and _near_end(obs, side):
         lay_all = True
@@ -786,8 +810,6 @@ def choose_meld(prm, obs, acts, n, rng):
         if s > best_score:
             best_score = s
             best = i
-    if best < 0 and obs.pub[PUB_MELD_MIN] > 0 and must_meld_on(obs):
-        best = 0  # E25: a first meld short of the minimum is finished (the first listed action leads there)
     return best
 
 
@@ -1016,8 +1038,18 @@ def _run_keep_nb(obs, ext, cover, nb, k):
     return 50 * ((ext[s] >> (4 * r)) & 15) + _nb_keep(nb[s], r)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_discard(prm, obs, rng):
+    seen_pairs = 0  # opp_morto_pairs is 0 with the mortos face down: no call then
+    if prm[P_MORTO_SEEN] != 0.0 and obs.rp[R_MORTOS_FACE_UP] != 0:
+        seen_pairs = opp_morto_pairs(obs, obs.pub[PUB_SIDE])
+    return _choose_discard(prm, DiscardView(obs.hand, obs.pub, obs.mh, obs.taken, obs.rp), seen_pairs)
+
+
+@njit(cache=True, _nrt=False)
+def _choose_discard(prm, obs, seen_pairs):
+    """:func:`choose_discard` on a :data:`DiscardView` ``obs``; ``seen_pairs``: the ranks of the
+    opponents' face-up morto (``morto_seen``, :func:`~strategies.basic_aberta.opp_morto_pairs`)."""
     hand = obs.hand
     side = obs.pub[PUB_SIDE]
     seat = obs.pub[PUB_SEAT]
@@ -1030,9 +1062,6 @@ def choose_discard(prm, obs, rng):
     lock = prm[P_BLACK3_LOCK] != 0.0
     opp_ranks = _set_ranks(obs, opp) if safe or lock else 0  # read by safe_discard and black3_lock only
     runs = obs.rp[R_MELD_RUNS] != 0
-    seen_pairs = 0  # opp_morto_pairs is 0 with the mortos face down: no call then
-    if prm[P_MORTO_SEEN] != 0.0 and obs.rp[R_MORTOS_FACE_UP] != 0:
-        seen_pairs = opp_morto_pairs(obs, side)
     z4 = (0, 0, 0, 0)
     ext_own, cov_own, nb = z4, z4, z4
     ext_opp = 0
