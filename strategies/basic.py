@@ -617,17 +617,28 @@ def _open_pile_useful(prm, obs):
     return (hn >= 4 or room) and n_naturals(obs.hand, r) >= 2
 
 
-@njit(cache=True, _nrt=False)
+# issue 9: a strategy call passes every array of its arguments as a struct of 7-11 words (the whole
+# Obs, prm, acts and rng: about 86 words for choose_meld); the engine's turn spent about 6% of its
+# time pushing them.  choose_draw, choose_meld and choose_discard are thin wrappers, compiled inline
+# into their caller (the engine's turn), that pass the choice only the arrays it reads, as a smaller
+# namedtuple (the helpers below take it as they take the Obs: they read only these fields).
+MeldView = namedtuple("MeldView", ["hand", "pub", "mh", "rp"])
+DiscardView = namedtuple("DiscardView", ["hand", "pub", "mh", "taken", "rp"])
+DrawView = namedtuple("DrawView", ["hand", "pub", "pile", "mh", "rp"])
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_draw(prm, obs, acts, n, rng):
-    # Most draws list the stock alone: this small function (which the compiler can inline into the
-    # engine's turn) answers those at once, without the call of the whole choice.
+    # Most draws list the stock alone: this small function (compiled inline into the engine's
+    # turn) answers those at once, without the call of the whole choice; the others pass the
+    # choice only the arrays it reads (DrawView, as choose_meld does).
     if n == 1:
         return 0  # the stock alone, or (stock exhausted) the one capture: what _choose_draw picks
-    return _choose_draw(prm, obs, acts, n, rng)
+    return _choose_draw(prm, DrawView(obs.hand, obs.pub, obs.pile, obs.mh, obs.rp), acts, n)
 
 
 @njit(cache=True, _nrt=False)
-def _choose_draw(prm, obs, acts, n, rng):
+def _choose_draw(prm, obs, acts, n):
     side = obs.pub[PUB_SIDE]
     seat = obs.pub[PUB_SEAT]
     wild_ok = prm[P_NEVER_WILD] == 0.0
@@ -677,15 +688,6 @@ def _choose_draw(prm, obs, acts, n, rng):
     if prm[P_PILE_FIT] > 0.0 and pn >= PILE_BIG and pile_fit_share(obs) < prm[P_PILE_FIT]:
         return stock
     return best
-
-
-# issue 9: a strategy call passes every array of its arguments as a struct of 7-11 words (the whole
-# Obs, prm, acts and rng: about 86 words for choose_meld); the engine's turn spent about 6% of its
-# time pushing them.  choose_meld and choose_discard are thin wrappers, compiled inline into their
-# caller (the engine's turn), that pass the choice only the arrays it reads, as a smaller namedtuple
-# (the helpers below take it as they take the Obs: they read only these fields).
-MeldView = namedtuple("MeldView", ["hand", "pub", "mh", "rp"])
-DiscardView = namedtuple("DiscardView", ["hand", "pub", "mh", "taken", "rp"])
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
