@@ -5,6 +5,7 @@ find: they kept the old axis), and every number they draw is the one report.md p
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -29,7 +30,7 @@ def test_the_committed_trace_has_the_current_x_axis(d):
 def test_the_committed_traces_draw_the_numbers_of_their_reports():
     p = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "redraw_tune_traces.py"), *map(str, DIRS), "--dry-run"],
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"},
+        env=dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg"),
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
