@@ -76,10 +76,11 @@ def _pack_counts(rp):
     return pack
 
 
-@njit(cache=True)
-def shuffle_deck(rng, pack_n, deck):
-    """Fisher-Yates shuffle of the physical cards ``0..pack_n-1`` into kinds ``deck[:pack_n]``."""
-    phys = np.arange(pack_n)
+@njit(cache=True, _nrt=False)
+def _shuffle_into(rng, pack_n, deck, phys):
+    """:func:`shuffle_deck` with the scratch ``phys`` (``int64[>= pack_n]``) given: no allocation."""
+    for i in range(pack_n):
+        phys[i] = i
     for i in range(pack_n - 1, 0, -1):
         j = randbelow(rng, i + 1)
         t = phys[i]
@@ -88,6 +89,12 @@ def shuffle_deck(rng, pack_n, deck):
     for i in range(pack_n):
         c = phys[i]
         deck[i] = 52 if c >= 104 else c % 52
+
+
+@njit(cache=True)
+def shuffle_deck(rng, pack_n, deck):
+    """Fisher-Yates shuffle of the physical cards ``0..pack_n-1`` into kinds ``deck[:pack_n]``."""
+    _shuffle_into(rng, pack_n, deck, np.empty(pack_n, np.int64))
 
 
 @njit(cache=True, _nrt=False)
@@ -162,32 +169,51 @@ def _play_one(
     play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2)
 
 
-@njit(cache=True, nogil=True)  # nogil: threads play ranges side by side, a run writes while it plays
-def _simulate_nb(rp, sids, prm, master_seed, start, lo, hi, check, out_side, out_deal):
-    """Deals ``start + lo .. start + hi - 1`` into rows ``lo .. hi - 1`` of the outputs."""
+#: :func:`.deal.play_deal` IR-inlined into the batch kernel (issue 9, first compile): a first run's
+#: kernel holds the whole deal in its one library, so the turn is optimised and turned into machine
+#: code once (not in ``play_deal``'s library and again in the kernel that links it).  The other
+#: kernels (match, stacked deck, position) link the ``play_deal`` library.
+_play_deal_inline = njit(cache=True, _nrt=False, inline="always")(play_deal.py_func)
+
+
+# nogil: threads play ranges side by side, a run writes while it plays.  _nrt=False: no reference
+# counting in the inlined turn (as in play_deal's own library); the scratch arrays come from
+# _kernel_scratch, allocated in Python once a block.
+@njit(cache=True, nogil=True, _nrt=False)
+def _simulate_nb(
+    rp, sids, prm, master_seed, start, lo, hi, check, out_side, out_deal,
+    st, scr, deck, phys, srng, rngs, acts, acts2, pub, hidden, pack, mscore,
+):  # fmt: skip
+    """Deals ``start + lo .. start + hi - 1`` into rows ``lo .. hi - 1`` of the outputs; the other
+    arguments are scratch space (:func:`_kernel_scratch`)."""
     pack_n = 104 + rp[R_N_JOKERS]
     n_seats = rp[R_N_SEATS]
-    n_sides = rp[R_N_SIDES]
-    st = new_state_nb(1, n_sides)
-    deck = np.zeros(pack_n, np.int16)
-    srng = np.zeros(4, np.uint64)
-    rngs = np.zeros((4, 4), np.uint64)
-    acts = np.zeros(512, np.int32)
-    pub = np.zeros(PUB_LEN, np.int32)
-    hidden = np.zeros((n_sides, N_KINDS), np.int16)
-    pack = _pack_counts(rp)
-    scr = new_state_nb(1, n_sides)
-    acts2 = np.zeros(512, np.int32)
-    mscore = np.zeros(st.ss.shape[0], np.int64)
     for i in range(lo, hi):
         d = start + i
         seed_stream(srng, master_seed, d, STREAM_SHUFFLE)
-        shuffle_deck(srng, pack_n, deck)
-        _play_one(
-            st, rp, sids, prm, master_seed, d, deck, d % n_seats, rngs, acts, pub, hidden, pack, check, scr, acts2,
-            mscore, 0,
-        )  # fmt: skip
+        _shuffle_into(srng, pack_n, deck, phys)
+        for seat in range(n_seats):  # _play_one, with the inlined play_deal
+            seed_stream(rngs[seat], master_seed, d, STREAM_SEAT0 + seat)
+        setup_deal(st, rp, deck, pack_n, d % n_seats)
+        set_match_facts(st, rp, mscore, 0)
+        _play_deal_inline(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts2)
         record(st, rp, out_side[i], out_deal[i])
+
+
+def _kernel_scratch(rules: Rules) -> tuple:
+    """The scratch arguments of :func:`_simulate_nb` for one thread's block, zeroed: the deal's and
+    the scratch ``State`` (no action log), the deck, the shuffle's, the streams', the listings',
+    the observation's and the invariant check's arrays, the match scores (all 0)."""
+    n_sides, pack_n = rules.n_sides, rules.pack_size
+    pack = np.zeros((2, N_KINDS), np.int64)
+    pack[0, :52] = 2
+    pack[0, 52] = rules.n_jokers
+    return (
+        new_state_nb.py_func(1, n_sides), new_state_nb.py_func(1, n_sides), np.zeros(pack_n, np.int16),
+        np.zeros(pack_n, np.int64), np.zeros(4, np.uint64), np.zeros((4, 4), np.uint64),
+        np.zeros(512, np.int32), np.zeros(512, np.int32), np.zeros(PUB_LEN, np.int32),
+        np.zeros((n_sides, N_KINDS), np.int16), pack, np.zeros(n_sides, np.int64),
+    )  # fmt: skip
 
 
 def in_threads(play_range: Callable[[int, int], None], count: int, block: int = BLOCK) -> None:
@@ -362,14 +388,12 @@ def simulate_chunk(
         raise ValueError(f"need start >= 0 and count >= 1, got start={start}, count={count}")
     out_side = np.zeros((count, rules.n_sides, S.OS_LEN), dtype=np.int32)
     out_deal = np.zeros((count, S.OD_LEN), dtype=np.int32)
-    seed_u, start_i, check_b = np.uint64(seed), np.int64(start), bool(check)
+    args = (rp, sids, prm, np.uint64(seed), np.int64(start))
     in_threads(
-        lambda lo, hi: _simulate_nb(
-            rp, sids, prm, seed_u, start_i, np.int64(lo), np.int64(hi), check_b, out_side, out_deal
-        ),
+        lambda lo, hi: _simulate_nb(*args, np.int64(lo), np.int64(hi), bool(check), out_side, out_deal, *_kernel_scratch(rules)),
         int(count),
         BLOCK * 4,
-    )
+    )  # fmt: skip
     return columns_from_outputs(out_side, out_deal, int(start))
 
 
