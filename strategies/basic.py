@@ -137,12 +137,12 @@ nothing in the hand (strategies/basic_redraw.py); 0 always keeps it.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from strategies.basic_aberta import morto_strong, opp_morto_pairs
 from strategies.basic_redraw import card_useful
 from tranca_sim.engine.cards import JOKER
+from tranca_sim.engine.jit import njit
 from tranca_sim.engine.melds import is_black3, is_wild, n_naturals, n_twos
 from tranca_sim.engine.obs import (
     A_BLACK3,

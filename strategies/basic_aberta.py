@@ -14,9 +14,8 @@ keeps ``obs.morto`` after a morto is taken: the players remember what was face u
   ``morto_rush=1`` does (000 tip 1, 004 tip 5: the early morto).
 """
 
-from numba import njit
-
 from tranca_sim.engine.cards import JOKER
+from tranca_sim.engine.jit import njit
 from tranca_sim.engine.melds import n_naturals, n_twos
 from tranca_sim.engine.obs import PUB_MORTO, PUB_N_MELDS, PUB_SEAT, next_seat, seat_side
 from tranca_sim.engine.state import MH_RANK, MH_TYPE, MS_WAITING, MT_SET

@@ -15,9 +15,8 @@ second card (VARIANTS 13; docs/rules.md E20).  :func:`card_useful` is basic's re
 The card itself is in ``obs.hand`` (it was drawn); ``obs.pub[PUB_REDRAW_CARD]`` names it.
 """
 
-from numba import njit
-
 from tranca_sim.engine.cards import JOKER
+from tranca_sim.engine.jit import njit
 from tranca_sim.engine.melds import is_black3, is_wild, n_naturals
 from tranca_sim.rules import R_MELD_RUNS, R_THREES_SPECIAL
 

@@ -5,9 +5,8 @@ A fixed, predictable player for rule tests and as a floor in experiments.
 No parameters.
 """
 
-from numba import njit
-
 from tranca_sim.engine.cards import N_KINDS
+from tranca_sim.engine.jit import njit
 from tranca_sim.engine.obs import A_STOCK, act_type, may_discard
 
 NAME = "passive"

@@ -13,8 +13,7 @@ Supported presets: :data:`SUPPORTED_PRESETS` (4 seats in two partnerships);
 :func:`check_rules` refuses any other.
 """
 
-from numba import njit
-
+from tranca_sim.engine.jit import njit
 from tranca_sim.engine.search import (
     DEFAULT_POLICY,
     PH_DISCARD,

@@ -8,9 +8,8 @@ uniform over the distinct kinds in hand that may be discarded (E13).  The first 
 engine offers only legal actions).  No parameters.
 """
 
-from numba import njit
-
 from tranca_sim.engine.cards import N_KINDS
+from tranca_sim.engine.jit import njit
 from tranca_sim.engine.obs import may_discard, must_meld_on
 from tranca_sim.engine.rng import randbelow
 

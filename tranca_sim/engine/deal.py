@@ -12,8 +12,6 @@ counted (``SE_ILLEGAL``) and replaced by the first legal choice.
 
 from __future__ import annotations
 
-from numba import njit
-
 from strategies.user import engine_dispatch
 
 from ..rules import (
@@ -31,6 +29,7 @@ from ..rules import (
 )
 from . import observe as _observe
 from .cards import N_KINDS
+from .jit import njit
 from .melds import (
     apply_meld_action,
     can_empty,

@@ -19,7 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
-from numba import njit
 
 from strategies import N_PARAMS, StrategySpec, check_rules, resolve
 
@@ -27,6 +26,7 @@ from .. import schema as S
 from ..rules import R_FIRST_MELD_FROM, R_FIRST_MELD_MIN, R_N_JOKERS, R_N_SEATS, R_N_SIDES, Rules
 from .cards import N_KINDS, parse
 from .deal import play_deal, setup_deal
+from .jit import njit
 from .obs import PUB_LEN
 from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
 from .state import (

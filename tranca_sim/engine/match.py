@@ -24,13 +24,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from strategies import StrategySpec
 
 from .. import schema as S
 from ..rules import R_MATCH_TARGET, R_MAX_MATCH_DEALS, R_N_JOKERS, R_N_SEATS, Rules
 from .cards import N_KINDS
+from .jit import njit
 from .kernel import (
     _check_seed,
     _pack_counts,

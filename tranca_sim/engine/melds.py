@@ -10,7 +10,6 @@ is shared with same-suit runs (a later preset).
 
 from __future__ import annotations
 
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..rules import (
@@ -29,6 +28,7 @@ from ..rules import (
     R_THREES_SPECIAL,
 )
 from .cards import JOKER
+from .jit import njit
 from .obs import (
     A_BLACK3,
     A_CAP_EXT,

@@ -28,9 +28,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from numba import njit
-
 from ..rules import R_VALUES
+from .jit import njit
 
 Obs = namedtuple("Obs", ["hand", "pub", "pile", "mh", "mc", "taken", "morto", "rp"])
 

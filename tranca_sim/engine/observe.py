@@ -7,9 +7,8 @@ importing it does not build the engine's strategy switch.
 
 from __future__ import annotations
 
-from numba import njit
-
 from ..rules import R_MORTOS_FACE_UP, R_N_SEATS, R_N_SIDES
+from .jit import njit
 from .melds import can_empty, has_canasta, locked, side_of
 from .obs import (
     PUB_CAN_EMPTY,

@@ -21,10 +21,9 @@ E25):
 
 from __future__ import annotations
 
-from numba import njit
-
 from ..rules import R_MELD_RUNS, R_VALUES
 from .cards import N_KINDS
+from .jit import njit
 from .melds import apply_meld_action, list_meld_actions, side_of
 from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_RUN, A_RUN_EXT, A_RUN_NEW, act_type, act_x, act_y
 from .runs import apply_run_action, list_run_actions

@@ -14,7 +14,9 @@ References: Steele, Lea & Flood (2014) for splitmix64; Blackman & Vigna
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
+
+from .jit import njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 M1 = np.uint64(0xBF58476D1CE4E5B9)

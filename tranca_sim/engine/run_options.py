@@ -21,10 +21,9 @@ VARIANTS 1), so neither a moved wild nor a wild from the pile goes to that place
 
 from __future__ import annotations
 
-from numba import njit
-
 from ..rules import R_MAX_WILDS, R_MIN_NATURALS, R_SEVERAL_RUNS, R_THREES_SPECIAL
 from .cards import JOKER
+from .jit import njit
 from .melds import _empty_ok_after_ext, _keep_ok, can_empty, count_canastas, side_of
 from .obs import A_CAP_EXT, A_CAP_RUN, A_RUN_SWAP, END_LOW, act
 from .state import (

@@ -35,7 +35,6 @@ hand (``A_CAP_RUN``), 000 Gameplay 3, VARIANTS 4.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..rules import (
@@ -49,6 +48,7 @@ from ..rules import (
     R_THREES_SPECIAL,
 )
 from .cards import JOKER
+from .jit import njit
 from .melds import (
     _empty_ok_after_ext,
     apply_meld_action,

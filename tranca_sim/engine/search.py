@@ -37,7 +37,6 @@ seat holds an indirectly taken morto not yet played (guessed from hand sizes).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from strategies import N_PARAMS
 from strategies import basic as _basic
@@ -45,6 +44,7 @@ from strategies import basic as _basic
 from ..rules import R_FIRST_REDRAW, R_MAX_TURNS, R_MELD_RUNS, R_MORTO_SIZE, R_MORTOS_FACE_UP, R_N_JOKERS
 from ..schema import OS_LEN, OS_SCORE
 from .cards import N_KINDS
+from .jit import njit
 from .melds import (
     apply_meld_action,
     can_empty,

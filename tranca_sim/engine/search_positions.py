@@ -8,10 +8,10 @@ positions each with its own copy).  Not used by the engine's own play.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .cards import N_KINDS
 from .deal import fill_pub, setup_deal
+from .jit import njit
 from .obs import A_STOCK, PUB_LEN, Obs, act
 from .search import apply_draw, meld_phase, rollout
 from .state import SC_DECK_N, SC_OVER, SC_SEAT, SC_STOCK_PTR, SE_HAND_N, SS_INDIRECT_SEAT

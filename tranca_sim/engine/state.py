@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .cards import N_KINDS
+from .jit import njit
 
 MAX_SEATS = 4
 MAX_SIDES = 3  # two partnerships, or 2 or 3 solo players (tranca-2p / tranca-3p)

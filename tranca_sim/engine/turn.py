@@ -7,8 +7,6 @@ VARIANTS.md decisions 3, 4, 7, 9-14; engine choices E3-E9 in docs/rules.md.
 
 from __future__ import annotations
 
-from numba import njit
-
 from ..rules import (
     R_CANASTA_SIZE,
     R_CLEAN_BONUS,
@@ -48,6 +46,7 @@ from ..schema import (
     OS_WENT_OUT,
 )
 from .cards import N_KINDS
+from .jit import njit
 from .melds import can_empty, is_black3, is_wild, locked, meld_top_card, side_of
 from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_OPEN, A_CAP_RUN
 from .runs import run_errors, run_top_card
