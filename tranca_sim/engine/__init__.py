@@ -48,7 +48,13 @@ two more libraries), and ``state.log_event`` is IR-inlined too (as an LLVM-inlin
 compiled once per combination of argument types, about a fifth of the compile).  Use
 ``inline="always"`` for thin functions between the kernels and ``play_deal``, and for
 ``play_turn`` only because ``play_deal`` is its one caller; never for the big listings (their
-copies would multiply the compile).
+copies would multiply the compile).  The batch kernel ``kernel._simulate_nb`` (the only kernel a
+first ``simulate`` compiles) IR-inlines ``play_deal`` itself (``kernel._play_deal_inline``, with
+``_nrt=False`` and its scratch arrays allocated in Python), so a first run optimises the turn once
+instead of in ``play_deal``'s library and again in the kernel that links it; the match,
+stacked-deck and position kernels link the ``play_deal`` library.  Every kernel module decorates
+with :func:`.jit.njit`, numba's ``njit`` without the C-ABI (``cfunc``) wrapper numba would
+otherwise build, optimise and generate beside every compiled function.
 """
 
 from __future__ import annotations
