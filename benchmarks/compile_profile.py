@@ -13,7 +13,8 @@ is one event with a start and an end; nested events are the callees compiled whi
 was being typed.  Prints, per function, the time inside its own compile excluding its callees'
 compiles (self) and including them (total), the whole wall and CPU time of the first call, and
 the size of each function's cache file (machine code plus what it links: an inlined callee is
-copied into every caller, so the sizes show where inlining multiplies code).
+copied into every caller, so the sizes show where inlining multiplies code), and the functions
+compiled for more than one signature (argument types: each signature is one more compile).
 """
 
 from __future__ import annotations
@@ -101,7 +102,28 @@ def main() -> int:
     print(
         f"sum of self times {sum(self_t.values()):.1f} s; cache files {sum(sizes.values()) / 2**20:.1f} MiB"
     )
+    _twice()
     return 0
+
+
+def _twice() -> None:
+    """Print the functions compiled for more than one signature in this run (each signature is a
+    compile of its own), with the argument positions whose types differ."""
+    import gc
+
+    from numba.core.registry import CPUDispatcher
+
+    found = 0
+    for d in gc.get_objects():
+        if isinstance(d, CPUDispatcher) and len(d.signatures) > 1:
+            found += 1
+            sigs = d.signatures
+            differ = [i for i in range(len(sigs[0])) if len({str(s[i]) for s in sigs}) > 1]
+            name = f"{d.py_func.__module__.rsplit('.', 1)[-1]}.{d.py_func.__qualname__}"
+            print(f"compiled {len(sigs)} times: {name}, argument types differ at {differ}: "
+                  + "; ".join(", ".join(str(s[i]) for i in differ) for s in sigs))  # fmt: skip
+    if not found:
+        print("no function compiled for more than one signature")
 
 
 if __name__ == "__main__":
