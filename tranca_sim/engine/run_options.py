@@ -21,6 +21,8 @@ VARIANTS 1), so neither a moved wild nor a wild from the pile goes to that place
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..rules import R_MAX_WILDS, R_MIN_NATURALS, R_SEVERAL_RUNS, R_THREES_SPECIAL
 from .cards import JOKER
 from .jit import njit
@@ -194,7 +196,7 @@ def wild_top_onto_run(st, rp, seat, a_type, x, y, t):
         else:
             q = st.mh[side, m, MH_HI] + 1
             st.mh[side, m, MH_HI] = q
-        _place_wild(st, side, m, q, t)
+        _place_wild(st, side, np.int64(m), q, t)  # int64: one compile
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_EXTEND_RUN, seat, m, t + 64 * y)
         count_canastas(st, rp, side)
@@ -211,7 +213,7 @@ def wild_top_onto_run(st, rp, seat, a_type, x, y, t):
     st.mh[side, m, MH_LO] = p
     st.mh[side, m, MH_HI] = p + 2
     st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
-    _place_wild(st, side, m, p + o, t)
+    _place_wild(st, side, np.int64(m), p + o, t)
     log_event(st, EV_NEW_RUN, seat, m, 3)
     for oo in range(3):
         if oo == o:

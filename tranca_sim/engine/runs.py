@@ -428,7 +428,9 @@ def _fill_run(hand, se, mh, mc, s, p, y, skip):
         else:
             k2 = k
     if wo >= 0:
-        k = _take_run_wild(hand, se, mh, mc, s, p + wo, (y - 1) % 2 == 1)
+        k = _take_run_wild(
+            hand, se, mh, mc, np.int64(s), np.int64(p + wo), (y - 1) % 2 == 1
+        )  # int64: one compile
         if wo == 0:
             k0 = k
         elif wo == 1:
@@ -453,7 +455,9 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         st.mh[side, m, MH_LO] = p
         st.mh[side, m, MH_HI] = p + 2
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
-        ks = _fill_run(st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], s, p, y, -1)
+        ks = _fill_run(
+            st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], s, p, y, np.int64(-1)
+        )  # one compile
         log_event(st, EV_NEW_RUN, seat, m, 3)
         for k in ks:
             log_event(st, EV_CARD, seat, k, m)
@@ -473,7 +477,9 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         st.mh[side, m, MH_N] += 1
         st.mh[side, m, MH_NAT] += 1
     else:
-        k = _take_run_wild(st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], s, p, c == C_JOKER)
+        k = _take_run_wild(
+            st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], np.int64(s), np.int64(p), c == C_JOKER
+        )
     if end == END_LOW:
         st.mh[side, m, MH_LO] = p
     else:

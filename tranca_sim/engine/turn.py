@@ -7,6 +7,8 @@ VARIANTS.md decisions 3, 4, 7, 9-14; engine choices E3-E9 in docs/rules.md.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..rules import (
     R_CANASTA_SIZE,
     R_CLEAN_BONUS,
@@ -271,7 +273,7 @@ def after_meld(st, rp, seat):
         return False
     side = side_of(rp, seat)
     if st.ss[side, SS_MORTO] == MS_WAITING:
-        take_morto(st, rp, seat, True)
+        take_morto(st, rp, seat, np.bool_(True))  # not a literal: one compile
         return False
     go_out(st, rp, seat)
     return True
@@ -316,7 +318,7 @@ def discard(st, rp, seat, k):
         return True
     count_lock(st, rp, side)
     if st.se[seat, SE_HAND_N] == 0:
-        take_morto(st, rp, seat, False)
+        take_morto(st, rp, seat, np.bool_(False))
     return False
 
 
