@@ -248,6 +248,14 @@ def _exec_file(name: str, file: Path, shown: str):
             ) from None
         where = f" line {e.lineno}" if e.lineno else ""
         raise _error(f"strategy file {shown!r}{where}: {e.msg}") from None
+    except SystemExit as e:  # sys.exit() or exit() on load: not the user's exit status for tranca-sim
+        sys.modules.pop(name, None)
+        line = [f.lineno for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == file]
+        where = f" line {line[-1]}" if line else ""
+        raise _error(
+            f"strategy file {shown!r}{where}: it exits while being loaded (SystemExit: {e.code!r}); "
+            "a strategy file should only define its strategy"
+        ) from None
     except Exception as e:  # noqa: BLE001 -- anything the user's module raises is reported in one line
         sys.modules.pop(name, None)
         line = [f.lineno for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == file]
@@ -298,7 +306,7 @@ def load_entry_point(name: str, expect_sha: str | None = None, register: bool = 
         _check_not_frozen(f"{name} ({modname})")
     try:
         module = importlib.import_module(modname)
-    except Exception as e:  # noqa: BLE001 -- anything the package raises is reported in one line
+    except (Exception, SystemExit) as e:  # noqa: BLE001 -- anything the package raises, in one line
         raise _error(f"{where} cannot be imported: {type(e).__name__}: {e}") from None
     file = getattr(module, "__file__", None)
     if not file:

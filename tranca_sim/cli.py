@@ -402,7 +402,8 @@ def _cmd_check(a) -> None:
         if verdicts and all(v.code == "format" for v in verdicts) and not _log_cut_in_first_line(a.path):
             _fail(f"{str(a.path)!r} is not a deal log file (docs/log-format.md): {verdicts[0]}")
         if broken:  # a line that is no JSON at all (a cut or damaged file), not a deal the referee judged
-            _fail(f"{str(a.path)!r} is a damaged deal log file: {broken[0]}")
+            v = broken[0]  # its line and what is wrong with it, without the verdict's "log: format:"
+            _fail(f"{str(a.path)!r} is a damaged deal log file: line {v.line}: {v.reason}")
         source = a.path
         limited = log_turn_limits(a.path)
         where = "of the log file"

@@ -15,6 +15,17 @@ from .cli_common import (
 )
 
 
+def _compile_note(res: dict) -> str:
+    """``; the engine was compiled first, in N s (not counted)`` (``loaded`` when numba's disk
+    cache held it) for a result's ``load_seconds`` of a second or more, as ``simulate`` says it;
+    else empty."""
+    seconds = res.get("load_seconds") or 0.0
+    if seconds < 1:
+        return ""
+    how = "compiled" if res.get("compiled") else "loaded"
+    return f"; the engine was {how} first, in {seconds:.1f} s (not counted)"
+
+
 def _written(a):
     """What the lab's runners call once the output is in place: an interrupt from then on says
     it was written (the workers' shutdown and the table come after)."""
@@ -70,8 +81,8 @@ def _cmd_experiment(a) -> None:
         kind = plural(a.processes, "process", "processes") if a.processes else "Dask workers"
         threads = f"{kind}, {threads} each"
     print(
-        f"{_n_deals(res['deals'])} in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads}); "
-        f"wrote {res['dir']}"
+        f"{_n_deals(res['deals'])} in {res['seconds']:.1f} s: {res['deals_per_s']:.0f} deals/s ({threads})"
+        f"{_compile_note(res)}; wrote {res['dir']}"
     )
     print(f"{spec['title']} (preset {spec['preset']}, seed {spec['seed']}, tranca-sim {spec['version']})")
     print(format_table(comparison_table(load_experiment(res["dir"])), spec))
@@ -183,7 +194,8 @@ def _cmd_tune(a) -> None:
     )
     print(
         f"{_n_deals(res['deals'])} in {res['seconds']:.0f} s ({res['seconds'] / 60:.1f} min): "
-        f"{res['deals_per_s']:.0f} deals/s ({plural(res['threads'], 'thread')}); wrote {res['dir']}"
+        f"{res['deals_per_s']:.0f} deals/s ({plural(res['threads'], 'thread')}){_compile_note(res)}; "
+        f"wrote {res['dir']}"
     )
 
 
@@ -226,5 +238,5 @@ def _cmd_ladder(a) -> None:
     print(ratings_markdown(res["result"]), end="")
     print(
         f"{_n_deals(res['deals'])} in {res['seconds']:.0f} s: {res['deals'] / max(res['seconds'], 1e-9):.0f} deals/s "
-        f"({plural(res['result']['threads'], 'thread')}); wrote {res['dir']}"
+        f"({plural(res['result']['threads'], 'thread')}){_compile_note(res)}; wrote {res['dir']}"
     )

@@ -14,6 +14,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         # "argument --deals: must be ..." -> "--deals must be ..." for the value checks below
         message = re.sub(r"^argument (-[-\w]+|[a-z]\w*): (must|takes) ", r"\1 \2 ", message)
+        # a check whose message names its flag itself ("--cluster local:N takes ..."): said once
+        message = re.sub(r"^argument (-[-\w]+): \1 ", r"\1 ", message)
         hint = f" (see '{self.prog} --help')"
         _fail(message + hint)
 
@@ -60,7 +62,7 @@ def _cluster(text: str) -> int:
     try:
         return parse_cluster(text)
     except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e).removeprefix("--cluster ")) from None
+        raise argparse.ArgumentTypeError(str(e)) from None  # it begins "--cluster ...", as error() keeps it
 
 
 def _where_args(p, what: str, extra: str = "") -> None:

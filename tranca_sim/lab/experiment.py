@@ -293,9 +293,11 @@ def run_experiment(
     -------
     dict
         ``dir``, ``spec`` (experiment.json), ``seconds`` (simulation and
-        writing), ``deals`` (all deals played, every run), ``deals_per_s``,
-        ``threads``, ``report`` (the report's return value, or a note why
-        there is none).
+        writing, after the engine is loaded), ``deals`` (all deals played, every run),
+        ``deals_per_s``, ``threads``, ``load_seconds`` (the throw-away deal that compiles or
+        loads the engine before the bar and the clock start; not counted), ``compiled`` (True
+        when numba's disk cache held no engine), ``report`` (the report's return value, or a
+        note why there is none).
 
     Raises
     ------
@@ -378,11 +380,12 @@ def run_experiment(
 
     # every deal played: the variants' and the shared run's (the fixed opponent's or the control table)
     total = spec["budget"] * len(variants) + (budget_units if base_plan is not None else 0)
-    if progress if say_compile is None else say_compile:  # before the bar: one line, not a bar
-        from ..run import say_if_compiling
+    from ..run import engine_cached, say_if_compiling
 
-        say_if_compiling()
-    bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not progress, desc="loading the engine")
+    compiled = not engine_cached()
+    if progress if say_compile is None else say_compile:  # before the bar: one line, not a bar
+        say_if_compiling(cached=not compiled)
+    bar = None  # made after the engine is loaded: the compile is not in its rate or time left
     threads_before = numba.get_num_threads()
     if not pooled:
         numba.set_num_threads(n_threads)
@@ -397,13 +400,21 @@ def run_experiment(
             specs = tuple(resolve(t, preset=spec["preset"]) for t in p.sides)
             meta = _run_meta(p, specs, spec, n_threads)
             writers[p.key] = _RunWriter(tmp / "runs" / f"{p.key}.parquet", meta)
+        t_load = time.perf_counter()  # one throw-away deal compiles (first run) or loads the engine
         simulate_chunk(rules, (spec["baseline"], spec["baseline"]), master_seed=seed, start=0, count=1)
         if pooled:  # each worker loads the kernels once, from the disk cache this process just filled
             workplace.warm(
                 _par.ChunkTask(0, 0, 1, rule_dict, texts[plans[0].key], seed, False, n_threads, version, env)
             )
-        bar.set_description(f"{spec['name']}: {plural(len(variants), 'variant')}")
         t0 = time.perf_counter()
+        load_seconds = t0 - t_load
+        bar = tqdm(
+            total=total,
+            unit="deal",
+            unit_scale=True,
+            disable=not progress,
+            desc=f"{spec['name']}: {plural(len(variants), 'variant')}",
+        )
         look = 0
         while any(v.stopped_by is None for v in variants):
             look += 1
@@ -488,7 +499,8 @@ def run_experiment(
         raise
     finally:
         stack.close()  # the pool's workers (a LocalCluster is shut down)
-        bar.close()
+        if bar is not None:
+            bar.close()
         numba.set_num_threads(threads_before)
     result = {
         "dir": str(out),
@@ -497,6 +509,8 @@ def run_experiment(
         "deals": played,
         "deals_per_s": played / seconds if seconds > 0 else math.inf,
         "threads": n_threads,
+        "load_seconds": load_seconds,
+        "compiled": compiled,
         "report": None,
     }
     result["report"] = report_note

@@ -169,7 +169,8 @@ def run_ladder(
     Returns
     -------
     dict
-        ``dir``, ``result`` (the ``ladder.json`` content), ``seconds``, ``deals``.
+        ``dir``, ``result`` (the ``ladder.json`` content), ``seconds``, ``deals``, ``load_seconds``
+        (the throw-away deal that compiles or loads the engine first; not counted), ``compiled``.
 
     Raises
     ------
@@ -223,13 +224,16 @@ def run_ladder(
     total = 2 * sum(n for _, _, n in plan)
     before = numba.get_num_threads()
     numba.set_num_threads(n_threads)
-    if progress if say_compile is None else say_compile:
-        from ..run import say_if_compiling
+    from ..run import engine_cached, say_if_compiling
 
-        say_if_compiling()
+    compiled = not engine_cached()
+    if progress if say_compile is None else say_compile:
+        say_if_compiling(cached=not compiled)
+    t_load = time.perf_counter()
     try:  # one throw-away deal compiles (first run) or loads the engine, before the bar and the clock
         fast = [p for p in ps if not p.slow] or ps
         simulate_chunk(rules, (fast[0].strategy, fast[-1].strategy), seed, 0, 1)
+        load_seconds = time.perf_counter() - t_load
     except BaseException:
         numba.set_num_threads(before)
         raise
@@ -314,7 +318,14 @@ def run_ladder(
     finally:
         bar.close()
         numba.set_num_threads(before)
-    return {"dir": str(out), "result": result, "seconds": seconds, "deals": played}
+    return {
+        "dir": str(out),
+        "result": result,
+        "seconds": seconds,
+        "deals": played,
+        "load_seconds": load_seconds,
+        "compiled": compiled,
+    }
 
 
 @dataclass(frozen=True)

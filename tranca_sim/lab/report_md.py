@@ -165,7 +165,9 @@ def _table(df: pl.DataFrame, cols: dict[str, str], fmt: dict[str, str]) -> str:
         cells = []
         for c in cols:
             v = r[c]
-            if c in fmt and v is not None and not (isinstance(v, float) and math.isnan(v)):
+            if isinstance(v, float) and math.isnan(v):  # no test possible (too few units): as the console
+                cells.append("n/a")
+            elif c in fmt and v is not None:
                 cells.append(format(v, fmt[c]))
             else:
                 cells.append("–" if v is None else str(v))
@@ -359,7 +361,10 @@ def render_markdown(
         tip_table_markdown(tips),
     ]
     if data.sweep is not None and data.sweep.height:
-        sw = data.sweep.with_columns(ci=pl.format("[{}, {}]", pl.col("lo").round(1), pl.col("hi").round(1)))
+        ci = pl.format("[{}, {}]", pl.col("lo").round(1), pl.col("hi").round(1))
+        sw = data.sweep.with_columns(
+            ci=pl.when(pl.col("lo").is_nan() | pl.col("hi").is_nan()).then(pl.lit("n/a")).otherwise(ci)
+        )
         out += [
             "## Sweep table",
             "",

@@ -164,6 +164,23 @@ def check_config(cfg: TuneConfig):
     return rules, base, opp, space
 
 
+def search_deals_cap(space, per_round: int, trial_deals: int) -> int:
+    """Deals (int) a round's search plays at most: ``per_round`` in whole trials of
+    ``trial_deals``, and no more than one trial for each distinct candidate when every parameter
+    of ``space`` takes few values (a switch 2, a list of choices its length, an int its range)."""
+    n = 1
+    for p in space:
+        if p.choices is not None:
+            n *= len(p.choices)
+        elif p.kind == "switch":
+            n *= 2
+        elif p.kind == "int":
+            n *= int(p.high) - int(p.low) + 1
+        else:
+            return per_round // trial_deals * trial_deals
+    return min(per_round // trial_deals, n) * trial_deals
+
+
 def _suggest(trial, p) -> float:
     if p.choices is not None:
         whole = all(float(c).is_integer() for c in p.choices)
@@ -298,14 +315,17 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
     commit = _git_commit()  # of the code that runs, before anything is committed meanwhile
     load0 = os.getloadavg()
     played = 0
+    # a search over few values (switches, short lists) plays each candidate once at most
+    search_cap = search_deals_cap(space, per_round, cfg.trial_deals)
     total = (
-        cfg.budget + cfg.rounds * (cfg.select_top * cfg.select_deals + cfg.confirm_deals) + cfg.confirm_deals
+        cfg.rounds * (search_cap + cfg.select_top * cfg.select_deals + cfg.confirm_deals) + cfg.confirm_deals
     )
-    if cfg.progress if cfg.say_compile is None else cfg.say_compile:  # before the bar: one line
-        from ..run import say_if_compiling
+    from ..run import engine_cached, say_if_compiling
 
-        say_if_compiling()
-    bar = tqdm(total=total, unit="deal", unit_scale=True, disable=not cfg.progress, desc="loading the engine")
+    compiled = not engine_cached()
+    if cfg.progress if cfg.say_compile is None else cfg.say_compile:  # before the bar: one line
+        say_if_compiling(cached=not compiled)
+    bar = None  # made after the engine is loaded: the compile is not in its rate or time left
 
     def cand_of(values: dict):
         return resolve(base, **values)
@@ -342,7 +362,13 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
         _play(rules, base, opp, cfg.seed, 0, 1)  # compile or load the engine before the clock starts
         t_start = time.perf_counter()
         load_seconds = t_start - t_load
-        bar.set_description(f"tune {base.name} ({plural(len(space), 'parameter')})")
+        bar = tqdm(
+            total=total,
+            unit="deal",
+            unit_scale=True,
+            disable=not cfg.progress,
+            desc=f"tune {base.name} ({plural(len(space), 'parameter')})",
+        )
         for r in range(1, cfg.rounds + 1):
             first = {p.name: _start_value(p, champion) for p in space}
             queue = [first] + [
@@ -378,7 +404,7 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
                 if played == 2 * decks:  # the first trial: say early when the tune is long
                     _say_duration(total, played / (time.perf_counter() - t_start))
                 bar.set_postfix_str(f"round {r}: best {study.best_value:+.1f} pts/deal", refresh=False)
-            bar.total -= per_round - spent
+            bar.total -= search_cap - spent
             # selection: the best distinct candidates again, on fresh decks
             search = sorted(
                 (x for x in rows if x["round"] == r and x["stage"] == "search"), key=lambda x: -x["mean"]
@@ -438,7 +464,7 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
             )
             if not beat:
                 bar.total -= (cfg.rounds - r) * (
-                    per_round + cfg.select_top * cfg.select_deals + cfg.confirm_deals
+                    search_cap + cfg.select_top * cfg.select_deals + cfg.confirm_deals
                 )
                 break
             champion = opponent = winner
@@ -449,7 +475,8 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
         final["win_share_diff"] = paired.win_share_diff
         seconds = time.perf_counter() - t_start
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         numba.set_num_threads(threads_before)
     result = {
         "dir": str(out),
@@ -468,6 +495,7 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
         "blocks": blocks.used,
         "seconds": seconds,
         "load_seconds": load_seconds,
+        "compiled": compiled,
         "deals": played,
         "deals_per_s": played / seconds if seconds > 0 else math.inf,
         "threads": n_threads,

@@ -267,11 +267,17 @@ def _read_lines(path) -> Iterator[tuple[int, object]]:
                 yield (
                     no,
                     LogFormatError(
-                        f"truncated file: the last line is incomplete ({e.msg} at column {e.colno})", line=no
+                        f"truncated file: the last line is incomplete ({_json_problem(e)})", line=no
                     ),
                 )
             else:
-                yield no, LogFormatError(f"invalid JSON: {e.msg} at column {e.colno}", line=no)
+                yield no, LogFormatError(f"invalid JSON: {_json_problem(e)}", line=no)
+
+
+def _json_problem(e: json.JSONDecodeError) -> str:
+    """``unterminated string starting at column 48``: json's message and its column, once "at"."""
+    msg = e.msg[:1].lower() + e.msg[1:]
+    return f"{msg} column {e.colno}" if msg.endswith(" at") else f"{msg} at column {e.colno}"
 
 
 def load_logs(path: str | os.PathLike) -> Iterator[dict]:
