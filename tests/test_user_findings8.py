@@ -193,3 +193,17 @@ def test_cluster_errors_begin_alike(tmp_path, capsys, value, said):
                           capsys)  # fmt: skip
     assert status == 2
     assert err.startswith(f"tranca-sim: error: {said} (see 'tranca-sim simulate --help')"), err
+
+
+def test_a_symlinked_dataset_directory_is_named_a_link(tmp_path, capsys):
+    """`ln -s ds3 linkds; simulate --deals 10 --out linkds/ --force` said "output path 'linkds' is
+    not a directory" though it is a link to one; a linked run file gets "is a symbolic link"."""
+    (tmp_path / "ds3").mkdir()
+    (tmp_path / "linkds").symlink_to("ds3")
+    status, out, err = call(["simulate", "--deals", "10", "--out", f"{tmp_path / 'linkds'}/", "--force",
+                             "--no-progress"], capsys)  # fmt: skip
+    assert status == 2 and out == ""
+    assert (
+        "is a symbolic link; give the dataset directory's real path" in err and "not a directory" not in err
+    ), err
+    assert list((tmp_path / "ds3").iterdir()) == []

@@ -304,7 +304,11 @@ def check_dataset_out(path, force: bool = False, resume: bool = False) -> str:
     """
     p = Path(path)
     st = _io._lstat(p)
-    if os.path.islink(p) or (st is not None and not os.path.isdir(p)):
+    if os.path.islink(p):  # as a linked run file is refused (io.check_output_path)
+        raise _io.RunFileError(
+            f"output path {str(p)!r} is a symbolic link; give the dataset directory's real path"
+        )
+    if st is not None and not os.path.isdir(p):
         raise _io.RunFileError(
             f"output path {str(p)!r} is not a directory; a dataset is a directory (a run file ends in .parquet)"
         )
