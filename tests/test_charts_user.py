@@ -113,7 +113,7 @@ def test_the_sweep_legend_lists_only_marks_drawn():
     )  # fmt: skip
     fig = charts.sweep_plot(sweep, charts.ChartInfo("foot", "basic (baseline)"))
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert legend == ["not significant after Holm"], legend  # no interval band, no red point drawn
+    assert legend == ["not tested (too few deals)"], legend  # no interval band, no red point, no test
     c = L.comparison().head(3).with_columns(holm_significant=pl.Series([True] * 3))
     legend = [
         t.get_text() for t in charts.forest_plot(c, charts.ChartInfo("f")).axes[0].get_legend().get_texts()

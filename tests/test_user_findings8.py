@@ -207,3 +207,45 @@ def test_a_symlinked_dataset_directory_is_named_a_link(tmp_path, capsys):
         "is a symbolic link; give the dataset directory's real path" in err and "not a directory" not in err
     ), err
     assert list((tmp_path / "ds3").iterdir()) == []
+
+
+def _legend(fig) -> list[str]:
+    return [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+
+
+def test_one_deck_charts_say_not_tested_and_list_only_drawn_marks(tmp_path):
+    """A one-deck experiment's tip chart labelled its points "not significant after Holm" and its
+    legend showed the red "significant (0 of 3 drawn)" though no interval, hence no test, was
+    drawn. Now: "not tested (too few deals)", and only the marks drawn are listed."""
+    import lab_synthetic as L
+    import numpy as np
+    import polars as pl
+
+    from tranca_sim.lab import charts
+
+    info = charts.ChartInfo("foot", "basic (baseline)")
+    c = L.comparison().head(3)
+    none = c.with_columns(lo=pl.lit(np.nan), hi=pl.lit(np.nan), holm_significant=pl.lit(False))
+    fig = charts.forest_plot(none, info)
+    assert _legend(fig) == ["not tested (too few deals)"]
+    fig.savefig(tmp_path / "one_deck_tips.png")
+    # one tested and not significant, one significant, one not tested: all three marks, the count of red
+    mixed = c.with_columns(
+        lo=pl.Series([np.nan, -5.0, 1.0]), hi=pl.Series([np.nan, 5.0, 9.0]),
+        holm_significant=pl.Series([False, False, True]),
+    )  # fmt: skip
+    assert _legend(charts.forest_plot(mixed, info)) == [
+        "significant after Holm correction (1 of the 3 drawn)",
+        "not significant after Holm",
+        "not tested (too few deals)",
+    ]
+    sweep = pl.DataFrame(
+        {"param": ["morto_stock"] * 3, "value": [30.0, 15.0, 0.0], "variant": ["a", "b", "c"],
+         "n_units": [1, 5, 5], "mean": [0.0, -15.0, 20.0], "lo": [np.nan, -30.0, 5.0], "hi": [np.nan, 0.5, 35.0],
+         "p_value": [np.nan, 0.06, 0.01], "p_holm": [np.nan, 0.06, 0.02]}
+    )  # fmt: skip
+    fig = charts.sweep_plot(sweep, info)
+    assert _legend(fig) == [
+        "95% interval", "not significant after Holm", "not tested (too few deals)", "significant after Holm"
+    ]  # fmt: skip
+    fig.savefig(tmp_path / "one_deck_sweep.png")

@@ -146,6 +146,14 @@ def _empty(ax, message: str) -> None:
     ax.set_yticks([])
 
 
+#: a mean without an interval (too few units, e.g. one deck): no test, so neither red nor grey square
+_UNTESTED, _UNTESTED_MARK, _UNTESTED_LABEL = "#7f8c8d", "D", "not tested (too few deals)"
+
+
+def _untested_handle() -> Line2D:
+    return Line2D([], [], color=_UNTESTED, marker=_UNTESTED_MARK, mfc="white", ls="", label=_UNTESTED_LABEL)
+
+
 def _mean_ci_text(mean: float, lo: float, hi: float) -> str:
     """``+1.2 [-3.4, +5.6]``; "n/a" for a value that could not be computed (too few units)."""
     f = lambda v: f"{v:+.1f}" if np.isfinite(v) else "n/a"
@@ -188,7 +196,9 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
         color = _SIG if sig[i] else _NOT
         if has_ci[i]:
             ax.plot([lo[i], hi[i]], [y[i], y[i]], color=color, lw=2, solid_capstyle="butt")
-        if np.isfinite(mean[i]):
+        if np.isfinite(mean[i]) and not has_ci[i]:  # no interval, so no test: its own mark
+            ax.plot(mean[i], y[i], _UNTESTED_MARK, color=_UNTESTED, ms=6, mfc="white")
+        elif np.isfinite(mean[i]):
             ax.plot(
                 mean[i], y[i], "o" if sig[i] else "s", color=color, ms=6, mfc=color if sig[i] else "white"
             )
@@ -222,17 +232,26 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     ax.set_axisbelow(True)
     units = c["unit"][0] if "unit" in c.columns else "deck"
     k = int(sig.sum())
-    handles = [
-        Line2D(
-            [],
-            [],
-            color=_SIG,
-            marker="o",
-            lw=2,
-            label=f"significant after Holm correction ({k} of the {n} drawn)",
-        ),
-        Line2D([], [], color=_NOT, marker="s", mfc="white", lw=2, label="not significant after Holm"),
-    ][: 1 if k == n else 2]  # (the count says when none is significant; no grey mark when none is drawn)
+    # only the marks drawn; the red one also when none of the tested variants is significant (its count
+    # says so), not when no variant could be tested (one deck: no interval, no p)
+    handles = []
+    if has_ci.any():
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=_SIG,
+                marker="o",
+                lw=2,
+                label=f"significant after Holm correction ({k} of the {n} drawn)",
+            )
+        )
+    if (has_ci & ~sig).any():
+        handles.append(
+            Line2D([], [], color=_NOT, marker="s", mfc="white", lw=2, label="not significant after Holm")
+        )
+    if (~has_ci & np.isfinite(mean)).any():
+        handles.append(_untested_handle())
     ax.annotate(
         "mean [95% interval]",
         xy=(1.01, n - 0.3),
@@ -355,8 +374,20 @@ def sweep_plot(
             ax.fill_between(x, lo, hi, color="#aed6f1", alpha=0.8, lw=0, label="95% interval")
         ax.plot(x, m, "-", color="#1b4f72", lw=1.5)
         shown = np.isfinite(m)
-        if (~sig & shown).any():
-            ax.plot(x[~sig], m[~sig], "s", color=_NOT, mfc="white", ls="", label="not significant after Holm")
+        tested = np.isfinite(s["p_holm"].to_numpy().astype(float))  # one deck: no interval, no p
+        if (~sig & tested & shown).any():
+            no = ~sig & tested
+            ax.plot(x[no], m[no], "s", color=_NOT, mfc="white", ls="", label="not significant after Holm")
+        if (~tested & shown).any():
+            ax.plot(
+                x[~tested],
+                m[~tested],
+                _UNTESTED_MARK,
+                color=_UNTESTED,
+                mfc="white",
+                ls="",
+                label=_UNTESTED_LABEL,
+            )
         if (sig & shown).any():
             ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label="significant after Holm")
         ax.axhline(0, color="black", lw=0.8)
