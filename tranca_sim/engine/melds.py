@@ -156,7 +156,8 @@ def locked(st, rp):
 @njit(cache=True, _nrt=False, forceinline=True)
 def count_canastas(st, rp, side):
     """Recount ``side``'s canastas into ``ss[side, SS_CANASTAS]`` and ``ss[side, SS_CLEAN]``
-    (000 Gameplay 8); called after every change to the side's melds."""
+    (000 Gameplay 8); called after every change to the side's runs and by the search's positions
+    (laying a set keeps the counts up to date by :func:`note_meld_grew` instead)."""
     cs = rp[R_CANASTA_SIZE]
     n = 0
     clean = 0
@@ -167,6 +168,23 @@ def count_canastas(st, rp, side):
                 clean += 1
     st.ss[side, SS_CANASTAS] = n
     st.ss[side, SS_CLEAN] = clean
+
+
+@njit(cache=True, inline="always")
+def note_meld_grew(st, rp, side, m, n0, w0):
+    """Keep ``side``'s canasta counts up to date after meld ``m`` (a set) grew from ``n0`` cards with
+    ``w0`` wilds to its present size: what :func:`count_canastas` would recount, without the pass
+    over the side's melds (issue 9).  A new meld grew from 0 cards."""
+    cs = rp[R_CANASTA_SIZE]
+    n1 = st.mh[side, m, MH_N]
+    was = n0 >= cs
+    now = n1 >= cs
+    if was != now:
+        st.ss[side, SS_CANASTAS] += 1 if now else -1
+    was_clean = was and w0 == 0
+    now_clean = now and st.mh[side, m, MH_WILD] == 0
+    if was_clean != now_clean:
+        st.ss[side, SS_CLEAN] += 1 if now_clean else -1
 
 
 @njit(cache=True, inline="always")
@@ -466,17 +484,19 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
         else:
             k = take_wild(st, seat, side, m, y == NEW_JOKER)
         log_event(st, EV_CARD, seat, k, m)
-        count_canastas(st, rp, side)
+        note_meld_grew(st, rp, side, m, 0, 0)
         return m
     if a_type == A_EXT:
         r = st.mh[side, x, MH_RANK]
+        n0 = st.mh[side, x, MH_N]
+        w0 = st.mh[side, x, MH_WILD]
         if y == C_NAT:
             k = take_natural(st, seat, side, x, r)
         else:
             k = take_wild(st, seat, side, x, y == C_JOKER)
         st.mh[side, x, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_EXTEND, seat, x, k)
-        count_canastas(st, rp, side)
+        note_meld_grew(st, rp, side, x, n0, w0)
         return x
     # A_BLACK3: every black 3 of the hand in one pure set
     m = open_meld(st, side, MT_BLACK3, 3)
@@ -487,8 +507,7 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
             st.mh[side, m, MH_N] += 1
             st.mh[side, m, MH_NAT] += 1
             log_event(st, EV_CARD, seat, k, m)
-    count_canastas(st, rp, side)
-    return m
+    return m  # a black-3 set is no canasta: the counts stay
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -499,8 +518,12 @@ def meld_top_card(st, rp, seat, a_type, y, x, t):
     st.se[seat, SE_MELDED_NOW] = 1
     wild = is_wild(t)
     r = x if wild else rank_of(t)
+    n0 = 0
+    w0 = 0
     if a_type == A_CAP_EXT:
         m = x
+        n0 = st.mh[side, m, MH_N]
+        w0 = st.mh[side, m, MH_WILD]
         log_event(st, EV_EXTEND, seat, m, t)
     else:
         m = open_meld(st, side, MT_SET, r)
@@ -522,5 +545,5 @@ def meld_top_card(st, rp, seat, a_type, y, x, t):
         else:
             k = take_wild(st, seat, side, m, y == CAPNEW_JOKER)
         log_event(st, EV_CARD, seat, k, m)
-    count_canastas(st, rp, side)
+    note_meld_grew(st, rp, side, m, n0, w0)
     return m

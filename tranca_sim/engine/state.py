@@ -103,7 +103,7 @@ SS_B3_LOCKS = 5  # discards leaving the pile locked by a black 3 for the next pl
 SS_WILD_LOCKS = 6  # discards leaving the pile locked by a wild for the next player (not going out)
 SS_RED3 = 7  # red 3s in the side's area
 SS_N_MELDS = 8
-SS_CANASTAS = 9  # canastas on the table (kept up to date by melds.count_canastas)
+SS_CANASTAS = 9  # canastas on the table (kept up to date by melds.count_canastas / note_meld_grew)
 SS_CLEAN = 10  # clean canastas among them
 SS_INDIRECT_SEAT = 11  # seat holding the side's indirectly taken morto, not yet played; -1
 SS_MORTO_AT = 12  # deck index of the side's morto's first card (stock_out=1: it may become the stock)
