@@ -4,6 +4,19 @@ from __future__ import annotations
 
 from tranca_sim.cli import main
 
+# A one-tip experiment file small enough for a CLI test: 8 deals in batches of 4.
+ONE_TIP_TOML = """
+title = "One tip, a very quick look"
+question = "Does the black-3 lock change the score per deal of basic?"
+baseline = "basic"
+seed = 3
+batch = 4
+budget = 8
+[[variants]]
+label = "lock"
+strategy = "basic:black3_lock=1"
+"""
+
 
 def call(argv, capsys):
     """``main(argv)`` in this process: ``(exit status, stdout, stderr)`` as captured by pytest's

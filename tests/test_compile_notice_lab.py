@@ -9,21 +9,10 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from cli_call import ONE_TIP_TOML as TINY
 from cli_call import call
 
 from tranca_sim import run as run_mod
-
-TINY = """
-title = "One tip, a very quick look"
-question = "Does the black-3 lock change the score per deal of basic?"
-baseline = "basic"
-seed = 3
-batch = 4
-budget = 8
-[[variants]]
-label = "lock"
-strategy = "basic:black3_lock=1"
-"""
 
 
 class _Stop(Exception):

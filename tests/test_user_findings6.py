@@ -12,21 +12,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from cli_call import ONE_TIP_TOML as TINY
 from cli_call import call
 
 ROOT = Path(__file__).resolve().parents[1]
-
-TINY = """
-title = "One tip, a very quick look"
-question = "Does the black-3 lock change the score per deal of basic?"
-baseline = "basic"
-seed = 3
-batch = 4
-budget = 8
-[[variants]]
-label = "lock"
-strategy = "basic:black3_lock=1"
-"""
 
 
 @pytest.fixture
