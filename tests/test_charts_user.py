@@ -152,7 +152,7 @@ def _clear_of_the_edges(fig) -> list[str]:
     fig.draw_without_rendering()
     r = fig.canvas.get_renderer()
     lo, hi = fig.bbox.x0 + 0.025 * fig.bbox.width, fig.bbox.x1 - 0.025 * fig.bbox.width
-    texts = [t for _, t, _, _ in getattr(fig, "_subtitles", [])]
+    texts = [entry[1] for entry in getattr(fig, "_subtitles", [])]
     if getattr(fig, "_suptitle", None) is not None:
         texts.append(fig._suptitle)
     for ax in fig.axes:

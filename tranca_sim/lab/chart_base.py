@@ -33,6 +33,29 @@ _FOOT_IN = 0.3  # inches kept free at the bottom for the footnote
 _SIG = "#c0392b"  # Holm-significant
 _NOT = "#5d6d7e"  # not significant
 _SERIES = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+#: inches kept free between each side edge of a chart and its outermost text or frame (row labels,
+#: y labels, the numbers right of the axes, the footnote): about 16 pixels in the PNG files
+EDGE_IN = 0.15
+
+
+def layout_room(fig: Figure, bottom_in: float = 0.0) -> None:
+    """Keep :data:`EDGE_IN` free at the left and right of ``fig`` (constrained layout) and
+    ``bottom_in`` inches at the bottom (for the footnote and a figure legend).
+
+    The side margin is rounded to 1/1024 of the width: with a margin that is no short binary
+    fraction, constrained layout's solver left rounding noise (1e-16) in the panels' positions of
+    two-panel charts that changed from one drawing to the next, and with it the SVG's clip-path ids
+    (hashed from those positions), so the same chart was not always the same bytes."""
+    w, h = fig.get_size_inches()
+    x = round(EDGE_IN / w * 1024) / 1024
+    fig.get_layout_engine().set(rect=(x, bottom_in / h, 1 - 2 * x, 1 - bottom_in / h))
+
+
+def footnote(fig: Figure, text: str) -> None:
+    """``text`` (lines) at the bottom left of ``fig``, :data:`EDGE_IN` from its left edge, small and grey."""
+    x = EDGE_IN / fig.get_figwidth()
+    fig.text(x, 0.012, text or " ", fontsize=7, color="#555555", ha="left", va="bottom")
+
 
 @dataclass(frozen=True)
 class ChartInfo:
@@ -102,13 +125,11 @@ def _with_pooled(text: str, info: ChartInfo) -> str:
 
 def _figure(height: float, info: ChartInfo, legend_in: float = 0.0) -> Figure:
     """A figure with the footnote at the bottom; ``legend_in`` inches above it are kept free
-    for a figure legend (see :func:`_figure_legend`)."""
+    for a figure legend (:func:`tranca_sim.lab.charts.red3_plot` has one)."""
     fig = Figure(figsize=(WIDTH, height), layout="constrained")
     FigureCanvasAgg(fig)
-    bottom = (_FOOT_IN + legend_in) / height
-    fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-    text = "\n".join(wrap_items(info.footnote, 150)) or " "
-    fig.text(0.01, 0.012, text, fontsize=7, color="#555555", ha="left", va="bottom")
+    layout_room(fig, _FOOT_IN + legend_in)
+    footnote(fig, "\n".join(wrap_items(info.footnote, 150)))
     return fig
 
 

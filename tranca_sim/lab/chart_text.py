@@ -29,16 +29,18 @@ def wrap_items(text: str, width: int, sep: str = FOOT_SEP) -> list[str]:
     return lines
 
 
-def _title(ax, title: str, subtitle: str = "", width: int = 120) -> None:
+def _title(ax, title: str, subtitle: str = "", width: int = 120, within_axes: bool = False) -> None:
     """The axes' title (left) and a smaller subtitle under it, wrapped at ``width`` characters;
-    :func:`fit_titles` narrows the subtitle where it would run past the figure's right edge."""
+    :func:`fit_titles` narrows the subtitle where it would run past the figure's right edge, or
+    with ``within_axes`` past the axes' right end (where the forest plot heads its numbers)."""
     lines = _wrap(subtitle, width)
     ax.set_title("\n".join(_wrap(title, 80)), fontsize=11, loc="left", pad=6 + 10 * len(lines))
     if lines:
         t = ax.text(
             0, 1.01, "\n".join(lines), transform=ax.transAxes, fontsize=8, color="#444444", va="bottom"
         )
-        ax.figure._subtitles = [*getattr(ax.figure, "_subtitles", []), (ax, t, subtitle, width)]
+        entry = (ax, t, subtitle, width, within_axes)
+        ax.figure._subtitles = [*getattr(ax.figure, "_subtitles", []), entry]
 
 
 #: the least room between a title or subtitle and the figure's edges, as a share of the figure's
@@ -76,7 +78,8 @@ def _title_texts(fig: Figure) -> list:
 def fit_titles(fig: Figure, margin: float = EDGE_MARGIN) -> Figure:
     """Wrap each title and subtitle short enough to end inside the figure with ``margin`` (a share
     of the figure's width) to spare on both sides: the subtitles of :func:`_title` (their axes may
-    start far right of the figure's edge, after long tick labels), the axes titles and the
+    start far right of the figure's edge, after long tick labels; some end at their axes' right
+    end), the axes titles and the
     suptitle. The layout is done again after each change. Returns ``fig``."""
     subs = getattr(fig, "_subtitles", [])
     for _ in range(6):
@@ -84,15 +87,16 @@ def fit_titles(fig: Figure, margin: float = EDGE_MARGIN) -> Figure:
         renderer = fig.canvas.get_renderer()
         left, right = fig.bbox.x0 + margin * fig.bbox.width, fig.bbox.x1 - margin * fig.bbox.width
         changed = False
-        for i, (ax, t, subtitle, width) in enumerate(subs):
+        for i, (ax, t, subtitle, width, within_axes) in enumerate(subs):
             box = t.get_window_extent(renderer)
-            if box.x1 <= right or width <= 20:
+            end = min(right, ax.get_window_extent(renderer).x1) if within_axes else right
+            if box.x1 <= end or width <= 20:
                 continue
-            width = max(20, min(width - 1, int(width * (right - box.x0) / box.width) - 1))
+            width = max(20, min(width - 1, int(width * (end - box.x0) / box.width) - 1))
             lines = _balanced(subtitle, width)
             t.set_text("\n".join(lines))
             ax.set_title(ax.get_title(loc="left"), fontsize=11, loc="left", pad=6 + 10 * len(lines))
-            subs[i] = (ax, t, subtitle, width)
+            subs[i] = (ax, t, subtitle, width, within_axes)
             changed = True
         for t in _title_texts(fig):
             box = t.get_window_extent(renderer)

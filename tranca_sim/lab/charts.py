@@ -30,6 +30,7 @@ from .chart_base import (  # noqa: F401 (ChartInfo, PNG_DPI, WIDTH, save_figure:
     _UNTESTED,
     _UNTESTED_LABEL,
     _UNTESTED_MARK,
+    EDGE_IN,
     MIN_BIN_N,
     PNG_DPI,
     WIDTH,
@@ -47,6 +48,10 @@ from .chart_base import (  # noqa: F401 (ChartInfo, PNG_DPI, WIDTH, save_figure:
     save_figure,
 )
 from .chart_text import FOOT_SEP, _fitted, _title, fit_titles, wrap_items  # noqa: F401 (FOOT_SEP, fit_titles: public here too)
+
+#: a strategy's scores below this many are drawn one by one, not as a density and a box
+MIN_DENSITY_N = 20
+_DOT = "#1b4f72"  # one score, where too few are drawn for a density
 
 END_LABELS = {
     "side_went_out": "this side went out (bater)",
@@ -123,13 +128,15 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
             fontsize=8,
             color=_SIG if sig[i] else "#333333",
         )
+    tested = bool(has_ci.any())  # one deck: no interval for any variant, so no test and no red mark
+    drawn = "points per deal, 95% interval" if tested else "points per deal"
     if info.design == "rotation":
         ax.set_xlabel(
             f"margin: variant − mean of the two {info.baseline.removesuffix(' (baseline)')} players at its "
-            "table (points per deal, 95% interval)"
+            f"table ({drawn})"
         )
     else:
-        ax.set_xlabel(f"score difference, variant − {info.baseline} (points per deal, 95% interval)")
+        ax.set_xlabel(f"score difference, variant − {info.baseline} ({drawn})")
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
     units = c["unit"][0] if "unit" in c.columns else "deck"
@@ -137,7 +144,7 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     # only the marks drawn; the red one also when none of the tested variants is significant (its count
     # says so), not when no variant could be tested (one deck: no interval, no p)
     handles = []
-    if has_ci.any():
+    if tested:
         handles.append(
             Line2D(
                 [],
@@ -170,8 +177,14 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     fam = n if family is None else family
     # the correction ran over the whole family; the chart may draw fewer (the tips, not the sweep)
     over = plural(fam, "comparison") if fam == n else f"the experiment's {fam} comparisons ({n} drawn)"
-    # wrapped short of the axes' right end, where the "mean [95% interval]" header stands
-    _title(ax, title, f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {over}", 90)
+    if tested:
+        sub = f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {over}"
+    else:  # what is drawn: the means alone
+        most = c["n_units"].max() if "n_units" in c.columns else None
+        per = f" ({plural(int(most), units)} a variant)" if most is not None and np.isfinite(most) else ""
+        sub = f"mean over {units}s; too few {units}s{per} for a 95% interval, so no variant is tested"
+    # ending short of the axes' right end, where the "mean [95% interval]" header stands
+    _title(ax, title, sub, 90, within_axes=True)
     return fig
 
 
@@ -179,7 +192,9 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
 @_fitted
 def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
     """Distribution of the per-deal score of each strategy: violin, quartile box, 5-95%
-    whiskers and the mean (diamond).
+    whiskers and the mean (diamond).  A strategy with fewer than :data:`MIN_DENSITY_N` scores
+    (a one-deck experiment has two) gets no density or box: each of its scores is drawn as a
+    dot, with the mean.
 
     Parameters
     ----------
@@ -199,47 +214,66 @@ def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
         return fig
     data = [scores.filter(pl.col("label") == lab)["score"].to_numpy().astype(float) for lab in labels]
     pos = np.arange(n)[::-1]
-    parts = ax.violinplot(data, positions=pos, orientation="horizontal", widths=0.8, showextrema=False)
-    for body in parts["bodies"]:
-        body.set_facecolor("#aed6f1")
-        body.set_edgecolor("#5dade2")
-        body.set_alpha(0.7)
-    ax.boxplot(
-        data,
-        positions=pos,
-        orientation="horizontal",
-        widths=0.22,
-        whis=(5, 95),
-        showfliers=False,
-        patch_artist=True,
-        boxprops={"facecolor": "white", "edgecolor": "#1b4f72"},
-        medianprops={"color": "#1b4f72"},
-        whiskerprops={"color": "#1b4f72"},
-        capprops={"color": "#1b4f72"},
-    )
+    dense = [i for i, d in enumerate(data) if len(d) >= MIN_DENSITY_N]
+    few = [i for i, d in enumerate(data) if 0 < len(d) < MIN_DENSITY_N]
+    if dense:
+        parts = ax.violinplot(
+            [data[i] for i in dense], positions=pos[dense], orientation="horizontal", widths=0.8,
+            showextrema=False,
+        )  # fmt: skip
+        for body in parts["bodies"]:
+            body.set_facecolor("#aed6f1")
+            body.set_edgecolor("#5dade2")
+            body.set_alpha(0.7)
+        ax.boxplot(
+            [data[i] for i in dense],
+            positions=pos[dense],
+            orientation="horizontal",
+            widths=0.22,
+            whis=(5, 95),
+            showfliers=False,
+            patch_artist=True,
+            boxprops={"facecolor": "white", "edgecolor": "#1b4f72"},
+            medianprops={"color": "#1b4f72"},
+            whiskerprops={"color": "#1b4f72"},
+            capprops={"color": "#1b4f72"},
+        )
+    for i in few:  # each score on its row; equal ones side by side in height, not hiding each other
+        d = np.sort(data[i])
+        first = np.searchsorted(d, d, side="left")
+        ties = np.searchsorted(d, d, side="right") - first
+        up = (np.arange(len(d)) - first - (ties - 1) / 2) * 0.12
+        ax.plot(d, pos[i] + up, "o", color=_DOT, ms=4, mfc="none", ls="")
     means = [float(np.mean(d)) if len(d) else np.nan for d in data]
     ax.plot(means, pos, "D", color=_SIG, ms=5, label="mean")
     ax.set_yticks(pos, _row_labels(labels, info))
+    ax.set_ylim(-0.6, n - 0.4)  # the same rows with or without violins
     _mark_baseline_row(ax, labels, pos, info)
     ax.axvline(0, color="black", lw=0.6)
     ax.set_xlabel("score of the side in the deal (points per deal)")
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
-    handles = [
-        Line2D([], [], color=_SIG, marker="D", ls="", label="mean"),
-        Line2D([], [], color="#1b4f72", lw=1.5, label="box: quartiles and median; whiskers: 5% and 95%"),
-    ]
+    handles = [Line2D([], [], color=_SIG, marker="D", ls="", label="mean")]
+    if dense:
+        handles.append(
+            Line2D([], [], color="#1b4f72", lw=1.5, label="box: quartiles and median; whiskers: 5% and 95%")
+        )
+    if few:
+        handles.append(Line2D([], [], color=_DOT, marker="o", mfc="none", ls="", label="one deal's score"))
     ax.legend(
         handles=handles, loc="upper center", **_below(fig, ax),
-        ncol=2, fontsize=8, frameon=False,
+        ncol=len(handles), fontsize=8, frameon=False,
     )  # fmt: skip
-    _title(
-        ax,
-        title,
-        _with_pooled(
-            "every deal counts once per side the strategy played; shaded: density of the scores", info
-        ),
-    )
+    said = ["every deal counts once per side the strategy played"]
+    if dense:
+        said.append("shaded: density of the scores")
+    if few:
+        said.append(
+            f"fewer than {MIN_DENSITY_N} scores: each drawn, no density or box"
+            if dense
+            else f"each score drawn: too few (fewer than {MIN_DENSITY_N}) for a density or quartiles"
+        )
+    _title(ax, title, _with_pooled("; ".join(said), info))
     return fig
 
 
@@ -435,7 +469,7 @@ def red3_plot(red3: pl.DataFrame, info: ChartInfo, note: str = "") -> Figure:
     axes[0].set_ylabel("final score of the side\n(points per deal, mean and 95% interval)")
     sub = f"points from fewer than {MIN_BIN_N} side-deals left out" + (f"; {note}" if note else "")
     title = "Final score by the number of red 3s the side held\n" + "\n".join(textwrap.wrap(f"({sub})", 125))
-    fig.suptitle(title, fontsize=9, x=0.01, ha="left")
+    fig.suptitle(title, fontsize=9, x=EDGE_IN / fig.get_figwidth(), ha="left")
     return fig
 
 

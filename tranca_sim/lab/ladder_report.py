@@ -178,6 +178,7 @@ def ladder_figure(result: dict):
     from matplotlib.figure import Figure
 
     from ..io import package_version
+    from .chart_base import EDGE_IN, footnote, layout_room
     from .chart_text import wrap_items
 
     rs = result["ratings"]
@@ -185,17 +186,8 @@ def ladder_figure(result: dict):
     height = 1.9 + 0.42 * n
     fig = Figure(figsize=(9.0, height), layout="constrained")
     FigureCanvasAgg(fig)
-    foot = 0.3 / height  # the footer, as the experiment charts have: what the chart is of
-    fig.get_layout_engine().set(rect=(0, foot, 1, 1 - foot))
-    fig.text(
-        0.01,
-        0.012,
-        "\n".join(wrap_items(footer_text(result, package_version()), 150)),
-        fontsize=7,
-        color="#555555",
-        ha="left",
-        va="bottom",
-    )
+    layout_room(fig, 0.3)  # the footer, as the experiment charts have: what the chart is of
+    footnote(fig, "\n".join(wrap_items(footer_text(result, package_version()), 150)))
     axes = fig.subplots(1, 2, sharey=True)
     y = np.arange(n)[::-1]
     a = result["anchor"]
@@ -246,7 +238,7 @@ def ladder_figure(result: dict):
         f"Strength ladder, {result.get('preset', '')}: round robin on duplicate deals\n"
         f"{result.get('decks', 0):,} decks a pair{slow}; 95% bootstrap intervals over decks",
         fontsize=9.5,
-        x=0.01,
+        x=EDGE_IN / fig.get_figwidth(),
         ha="left",
     )
     _keep_inside(fig, labels)

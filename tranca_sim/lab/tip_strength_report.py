@@ -67,11 +67,14 @@ def figure(result: dict):
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
+    from .chart_base import layout_room
+
     effects = result["effects"]
     tips = list(dict.fromkeys(e["tip"] for e in effects))
     rows = len(effects) + len(tips) - 1
     fig = Figure(figsize=(8.5, 1.9 + 0.36 * rows), layout="constrained")
     FigureCanvasAgg(fig)
+    layout_room(fig)  # the row labels clear of the left edge
     ax = fig.subplots()
     y, ticks, labels = rows, [], []
     for t in tips:
