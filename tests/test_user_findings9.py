@@ -141,3 +141,29 @@ def test_enough_scores_keep_their_density_and_a_mixed_chart_says_both():
     assert _legend(fig) == ["mean", "box: quartiles and median; whiskers: 5% and 95%", "one deal's score"]
     sub = _subtitle(fig)
     assert "shaded: density of the scores" in sub and "fewer than 20 scores: each drawn" in sub, sub
+
+
+def test_one_deck_report_captions_say_what_the_charts_draw(tmp_path):
+    """report.md's captions under the one-deck charts said "red: significant after the Holm
+    correction" and "density (shaded), quartiles" like the charts' subtitles did."""
+    import dataclasses
+
+    from tranca_sim.lab import reports
+
+    data = L.report_data(tmp_path)
+    one = dataclasses.replace(
+        data,
+        comparison=data.comparison.with_columns(lo=pl.lit(np.nan), hi=pl.lit(np.nan), n_units=pl.lit(1)),
+        deals=data.deals.filter(pl.col("deal_index") == 0),  # one deck: each strategy's score or two
+    )
+    reports.write_report(tmp_path, one)
+    charts_md = (tmp_path / "report.md").read_text(encoding="utf-8").split("## Charts", 1)[1]
+    tips = charts_md.split("### Tip effects", 1)[1].split("###", 1)[0]
+    assert "red" not in tips and "no variant is tested" in tips, tips
+    dist = charts_md.split("### Score distributions", 1)[1].split("###", 1)[0]
+    assert "density (shaded)" not in dist and "each score as a dot" in dist, dist
+    # with intervals and enough deals, the captions as before
+    reports.write_report(tmp_path, data)
+    charts_md = (tmp_path / "report.md").read_text(encoding="utf-8").split("## Charts", 1)[1]
+    assert "red: significant after the Holm correction" in charts_md.split("### Score", 1)[0]
+    assert "density (shaded), quartiles" in charts_md and "dot" not in charts_md

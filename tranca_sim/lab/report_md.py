@@ -219,6 +219,36 @@ _CHART_TEXT = {
 }
 
 
+def _any_interval(tips: pl.DataFrame) -> bool:
+    """Whether any row of the tip chart has a finite 95% interval (one deck a variant: none)."""
+    if not tips.height or "lo" not in tips.columns:
+        return False
+    finite = pl.col("lo").cast(pl.Float64).is_finite() & pl.col("hi").cast(pl.Float64).is_finite()
+    return bool(tips.select(finite.fill_null(False).any()).item())
+
+
+def _score_caption(deals: pl.DataFrame) -> str:
+    """The score distribution chart's caption when some strategy has too few scores for a density
+    (:data:`tranca_sim.lab.charts.MIN_DENSITY_N`): those are drawn as dots; "" otherwise."""
+    from .charts import MIN_DENSITY_N
+
+    if not deals.height or "label" not in deals.columns:
+        return ""
+    counts = deals.group_by("label").len()["len"]
+    if int(counts.min()) >= MIN_DENSITY_N:
+        return ""
+    if int(counts.max()) < MIN_DENSITY_N:
+        return (
+            "The score of a side in one deal for each strategy: each score as a dot (too few, under "
+            f"{MIN_DENSITY_N} a strategy, for a density or quartiles) and the mean (diamond)."
+        )
+    return (
+        "The score of a side in one deal for each strategy: density (shaded), quartiles, 5% and 95% "
+        f"(whiskers) and the mean (diamond); a strategy with fewer than {MIN_DENSITY_N} scores has each "
+        "score drawn as a dot instead."
+    )
+
+
 def _ratios(comp: pl.DataFrame, col: str) -> str:
     """``0.52`` or ``0.48-0.55 (median 0.52)`` of the finite positive values of ``col``; "" if none."""
     vr = [v for v in comp[col].to_list() if v is not None and not math.isnan(v) and v > 0]
@@ -385,6 +415,16 @@ def render_markdown(
                 f"Each variant's margin over the two `{base}` players at its table, points per deal, with its "
                 "95% interval; red: significant after the Holm correction over all variants."
             )
+        if c == "tip_effects" and not _any_interval(tips):  # one deck: the chart draws the means alone
+            what = f"margin over the two `{base}` players at its table" if design == "rotation" else (
+                "mean score difference against the baseline"
+            )
+            text = (
+                f"Each variant's {what}, points per deal; too few {unit}s for a 95% interval, so no "
+                'variant is tested (marked "not tested").'
+            )
+        if c == "score_distribution":
+            text = _score_caption(data.deals) or text
         out += [
             f"### {head}",
             "",
