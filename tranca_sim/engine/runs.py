@@ -189,70 +189,77 @@ def list_run_actions(st, rp, seat, acts, n):
         room = st.ss[side, SS_N_MELDS] < MAXM  # _room, without a call that passes the State
         if not room:
             st.sc[SC_MELD_FULL] += 1
+    # bit 16 s + p of hp: the hand holds the natural of suit s at run position p (1..14, the ace at
+    # 1 and 14), positions under the preset's lowest cleared: the four suits in 16-bit lanes
+    hp = 0
+    for s in range(4):
+        h = ((held >> (13 * s)) & 0x1FFF) << 1  # bit p: the natural of position p (kind 13 s + p - 1)
+        h |= (h & 2) << 13  # the ace also stands at position 14
+        hp |= (h & ~below) << (16 * s)
     if room:
         wild_ok = maxw >= 1 and minn <= 2
-        several = rp[R_SEVERAL_RUNS] != 0
-        for s in range(4):
-            if not several and not may_open_run(st, rp, side, s):
-                continue
-            base = s * 13
-            bits = ((held >> base) & 0x1FFF) << 1  # bit p: the natural of position p (kind base + p - 1)
-            bits |= (bits & 2) << 13  # the ace also stands at position 14
-            bits &= ~below
-            # bit p: two or more naturals in positions p..p+2 (a window a wild may complete)
-            b1 = bits >> 1
-            b2 = bits >> 2
-            two = ((bits & b1) | (bits & b2) | (b1 & b2)) & win
-            if not wild_ok:
-                two &= b2 & b1 & bits  # only windows of three naturals
-            if two == 0:
-                continue
-            own2 = hand[base + 1]
-            while two != 0:  # the windows' first positions p, lowest first
-                p = trailing_zeros(two)
-                two &= two - 1
-                w = (bits >> p) & 7
-                if w == 7:
-                    if minn <= 3:
-                        acts[n] = act(A_RUN_NEW, s * 16 + p, 0)
-                        n += 1
-                elif wild_ok:
-                    o = 0 if not w & 1 else (1 if not w & 2 else 2)
-                    tw = tw_all - own2 if p + o == 2 else tw_all  # twos_as_wild(hand, s, p + o)
-                    if p <= 2 and own2 > 0 and p + o != 2:
-                        tw -= 1  # the suit's 2 is the natural at position 2 of this window
-                    if tw > 0:
-                        acts[n] = act(A_RUN_NEW, s * 16 + p, 1 + 2 * o)
-                        n += 1
-                    if jk > 0:
-                        acts[n] = act(A_RUN_NEW, s * 16 + p, 2 + 2 * o)
-                        n += 1
+        allowed = -1  # every bit: the lanes of the suits a new run may be opened in (E19)
+        if rp[R_SEVERAL_RUNS] == 0:
+            for s in range(4):
+                if not may_open_run(st, rp, side, s):
+                    allowed &= ~(0xFFFF << (16 * s))
+        bits = hp & allowed
+        # bit 16 s + p: two or more naturals in positions p..p+2 of suit s (a window a wild may
+        # complete), p in lo_min..12: a shift crosses into the lane below only at its positions
+        # 14-15, which the window mask leaves out
+        b1 = bits >> 1
+        b2 = bits >> 2
+        wins = win | (win << 16) | (win << 32) | (win << 48)
+        two = ((bits & b1) | (bits & b2) | (b1 & b2)) & wins
+        if not wild_ok:
+            two &= b2 & b1 & bits  # only windows of three naturals
+        while two != 0:  # the windows (s, p), suit by suit, lowest position first
+            tz = trailing_zeros(two)
+            two &= two - 1
+            s = tz >> 4
+            p = tz & 15
+            w = (bits >> tz) & 7
+            if w == 7:
+                if minn <= 3:
+                    acts[n] = act(A_RUN_NEW, s * 16 + p, 0)
+                    n += 1
+            elif wild_ok:
+                own2 = hand[s * 13 + 1]
+                o = 0 if not w & 1 else (1 if not w & 2 else 2)
+                tw = tw_all - own2 if p + o == 2 else tw_all  # twos_as_wild(hand, s, p + o)
+                if p <= 2 and own2 > 0 and p + o != 2:
+                    tw -= 1  # the suit's 2 is the natural at position 2 of this window
+                if tw > 0:
+                    acts[n] = act(A_RUN_NEW, s * 16 + p, 1 + 2 * o)
+                    n += 1
+                if jk > 0:
+                    acts[n] = act(A_RUN_NEW, s * 16 + p, 2 + 2 * o)
+                    n += 1
     wild_any = tw_all + jk > 0
+    valid = 0x7FFF & ~below  # the positions lo_min..14 a run may reach
     for m in range(st.ss[side, SS_N_MELDS]):
         if st.mh[side, m, MH_TYPE] != MT_RUN:
             continue
         s = st.mh[side, m, MH_SUIT]
+        lo = st.mh[side, m, MH_LO]
+        hi = st.mh[side, m, MH_HI]
+        # bit p: an end position p of the run inside lo_min..14 (lo - 1 = 0 and hi + 1 = 15 fall out)
+        ends = ((1 << (lo - 1)) | (1 << (hi + 1))) & valid
+        nat = ends & (hp >> (16 * s))  # the ends whose natural the hand holds
+        wild_room = wild_any and st.mh[side, m, MH_WILD] < maxw
         # a run that can take nothing (its end naturals not in hand, no wild in hand or a run at its
         # wild limit) is passed over before the ends are visited: most runs, in most listings
-        pl = st.mh[side, m, MH_LO] - 1
-        ph = st.mh[side, m, MH_HI] + 1
-        nat_l = pl >= lo_min and (held >> pos_kind(s, pl)) & 1 != 0
-        nat_h = ph <= 14 and (held >> pos_kind(s, ph)) & 1 != 0
-        if not (nat_l or nat_h or (wild_any and st.mh[side, m, MH_WILD] < maxw)):
+        if nat == 0 and not (wild_room and ends != 0):
             continue
         for end in range(2):
-            p = st.mh[side, m, MH_LO] - 1 if end == END_LOW else st.mh[side, m, MH_HI] + 1
-            if p < lo_min or p > 14:
+            p = lo - 1 if end == END_LOW else hi + 1
+            if not (ends >> p) & 1:
                 continue
             # E6 (_keep_ok): the run's canasta test only when the hand would keep fewer than 2 cards
-            if (held >> pos_kind(s, p)) & 1 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):
+            if (nat >> p) & 1 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):
                 acts[n] = act(A_RUN_EXT, m, end * 4 + C_NAT)
                 n += 1
-            if (
-                wild_any
-                and st.mh[side, m, MH_WILD] < maxw
-                and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, False))
-            ):
+            if wild_room and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, False)):
                 if (tw_all - hand[s * 13 + 1] if p == 2 else tw_all) > 0:  # twos_as_wild(hand, s, p)
                     acts[n] = act(A_RUN_EXT, m, end * 4 + C_TWO)
                     n += 1
