@@ -896,7 +896,8 @@ def _run_tables(obs, side):
             e += 1 << (4 * (hi + 1))
         elif hi == 13 and lo != 2:
             e += 1 << 4  # the high ace above the K (lo = 2 counted it already)
-        c = ((1 << (min(hi, 13) + 1)) - 1) & ~((1 << max(lo, 2)) - 1)
+        # min(hi, 13), max(lo, 2) written as selects: numba's min and max were calls in the profile
+        c = ((1 << ((hi if hi < 13 else 13) + 1)) - 1) & ~((1 << (lo if lo > 2 else 2)) - 1)
         if lo == 1 and hi == 14:
             c |= 2
         s = obs.mh[side, m, MH_SUIT]
@@ -977,15 +978,8 @@ def _run_fit_mask(obs, side, wilds_play):
     above 0), and for the wilds when ``wilds_play`` (2s and the joker); a pile
     of cards is then counted with one shift a card.  Without ``wilds_play`` a 2 is the natural of
     its place and the joker fits nothing."""
-    several = obs.rp[R_SEVERAL_RUNS] != 0
-    e0 = 0  # bit r - 1: a run of the suit takes rank r at an end
-    e1 = 0
-    e2 = 0
-    e3 = 0
-    c0 = 0  # bit r - 1: a run of the suit holds the place of rank r (read without several runs)
-    c1 = 0
-    c2 = 0
-    c3 = 0
+    ends = 0  # bit 13 s + r - 1: a run of suit s takes rank r at an end
+    cover = 0  # bit 13 s + r - 1: a run of suit s holds the place of rank r (read without several runs)
     for m in range(obs.pub[PUB_N_MELDS + side]):
         if obs.mh[side, m, MH_TYPE] != MT_RUN:
             continue
@@ -998,32 +992,20 @@ def _run_fit_mask(obs, side, wilds_play):
             e |= 1 << hi  # rank hi + 1
         elif hi == 13:
             e |= 1  # the high ace above the K
-        c = ((1 << min(hi, 13)) - 1) & ~((1 << (max(lo, 2) - 1)) - 1)
+        c = ((1 << (hi if hi < 13 else 13)) - 1) & ~((1 << ((lo if lo > 2 else 2) - 1)) - 1)  # no min/max calls
         if lo == 1 and hi == 14:
             c |= 1
-        sm = obs.mh[side, m, MH_SUIT]
-        if sm == 0:
-            e0 |= e
-            c0 |= c
-        elif sm == 1:
-            e1 |= e
-            c1 |= c
-        elif sm == 2:
-            e2 |= e
-            c2 |= c
-        else:
-            e3 |= e
-            c3 |= c
-    if several:
-        c0 = c1 = c2 = c3 = 0
-    fm = 0
+        sh = 13 * obs.mh[side, m, MH_SUIT]
+        ends |= e << sh
+        cover |= c << sh
+    if obs.rp[R_SEVERAL_RUNS] != 0:
+        cover = 0
     held = hand_bits(obs.hand)
+    fm = 0
     for s in range(4):
         nb = _suit_nb((held >> (13 * s)) & 0x1FFF)
-        f = (nb | (nb >> 13) | (nb >> 26) | (nb >> 39)) & 0x1FFF
-        f |= e0 if s == 0 else (e1 if s == 1 else (e2 if s == 2 else e3))
-        f &= ~(c0 if s == 0 else (c1 if s == 1 else (c2 if s == 2 else c3)))
-        fm |= f << (13 * s)
+        fm |= ((nb | (nb >> 13) | (nb >> 26) | (nb >> 39)) & 0x1FFF) << (13 * s)
+    fm = (fm | ends) & ~cover
     if wilds_play:
         fm |= (1 << 1) | (1 << 14) | (1 << 27) | (1 << 40) | (1 << JOKER)
     return fm
