@@ -167,3 +167,17 @@ def test_one_deck_report_captions_say_what_the_charts_draw(tmp_path):
     charts_md = (tmp_path / "report.md").read_text(encoding="utf-8").split("## Charts", 1)[1]
     assert "red: significant after the Holm correction" in charts_md.split("### Score", 1)[0]
     assert "density (shaded), quartiles" in charts_md and "dot" not in charts_md
+
+
+def test_a_subtitle_of_two_lines_ends_with_more_than_one_word():
+    """The three-player one-deck tip chart's subtitle ended on a line of its own word "tested"."""
+    from matplotlib.figure import Figure
+
+    from tranca_sim.lab.chart_text import _title
+
+    ax = Figure().add_subplot()
+    sub = "mean over decks; too few decks (1 deck a variant) for a 95% interval, so no variant is tested"
+    _title(ax, "How many points per deal each tip gains", sub, 90)
+    lines = ax.figure._subtitles[0][1].get_text().split("\n")
+    assert len(lines) == 2 and " " in lines[-1], lines
+    assert " ".join(lines) == sub

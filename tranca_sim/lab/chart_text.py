@@ -33,7 +33,7 @@ def _title(ax, title: str, subtitle: str = "", width: int = 120, within_axes: bo
     """The axes' title (left) and a smaller subtitle under it, wrapped at ``width`` characters;
     :func:`fit_titles` narrows the subtitle where it would run past the figure's right edge, or
     with ``within_axes`` past the axes' right end (where the forest plot heads its numbers)."""
-    lines = _wrap(subtitle, width)
+    lines = _balanced(subtitle, width) if subtitle else []  # no last line of one word
     ax.set_title("\n".join(_wrap(title, 80)), fontsize=11, loc="left", pad=6 + 10 * len(lines))
     if lines:
         t = ax.text(
