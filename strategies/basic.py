@@ -750,7 +750,7 @@ def _choose_meld(prm, obs, acts, n, rush):
     best = -1
     best_score = 0
     for i in range(n):
-        a = acts[i]
+        a = acts[np.uint64(i)]  # unsigned: no wraparound test of a negative index (issue 9)
         t = act_type(a)
         x = act_x(a)
         y = act_y(a)

@@ -10,6 +10,7 @@ is shared with same-suit runs (a later preset).
 
 from __future__ import annotations
 
+import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..rules import (
@@ -253,6 +254,15 @@ def _new_set_allowed(st, rp, side, r):
     return True
 
 
+@njit(cache=True, inline="always")
+def _put(acts, n, a):
+    """``acts[n] = a``; return ``n + 1``.  The index is passed unsigned, so numba adds no wraparound of
+    a negative index (a listing's count is never negative): no test and no reload of the array's
+    size at each store (issue 9)."""
+    acts[np.uint64(n)] = a
+    return n + 1
+
+
 @njit(cache=True, _nrt=False, forceinline=True)
 def list_meld_actions(st, rp, seat, acts):
     """Fill ``acts`` (``int32[>=64]``) with the legal meld-phase actions of ``seat``; return their count.
@@ -264,66 +274,76 @@ def list_meld_actions(st, rp, seat, acts):
     side = side_of(rp, seat)
     hand = st.hand[seat]
     hn = st.se[seat, SE_HAND_N]
+    # issue 9: the rule values read once, before the first store into ``acts`` (numba gives LLVM no
+    # type-based aliasing, so a rule read after a store into ``acts`` is a load again)
     maxw = rp[R_MAX_WILDS]
     minn = rp[R_MIN_NATURALS]
+    meld_sets = rp[R_MELD_SETS] != 0
+    threes_special = rp[R_THREES_SPECIAL] != 0
+    several = rp[R_SEVERAL_PER_RANK] != 0
+    black3_out = rp[R_BLACK3_GOING_OUT] != 0
     tw = n_twos(hand)
     jk = hand[JOKER]
     n = 0
-    # the ranks holding a natural, and two naturals or more, gathered as bits without a branch per
-    # rank (a branch per rank mispredicts on most hands); the new sets visit them lowest first as
-    # one loop over the ranks would, the extensions test a bit instead of counting the naturals
+    # the ranks holding a natural, two naturals or more, three or more, gathered as bits without a
+    # branch per rank (a branch per rank mispredicts on most hands); the new sets visit their
+    # candidates lowest first as one loop over the ranks would, the extensions test a bit instead of
+    # counting the meld rank's naturals
     singles = 0
     pairs = 0
+    triples = 0
     for r in range(1, 14):
         nat = n_naturals(hand, r)
         singles |= (((-nat) >> 63) & 1) << r  # bit r: a natural of rank r
         pairs |= (((1 - nat) >> 63) & 1) << r  # bit r: two naturals or more
+        triples |= (((2 - nat) >> 63) & 1) << r  # bit r: three naturals or more
     # E6 as _keep_ok(hn - 3, can_empty(...)), the side test made only when the hand is short
-    if rp[R_MELD_SETS] != 0 and (hn >= 5 or can_empty(st, rp, side)):
-        while pairs != 0:
-            r = trailing_zeros(pairs)
-            pairs &= pairs - 1
-            if not set_rank_ok(rp, r):
+    if meld_sets and (hn >= 5 or can_empty(st, rp, side)):
+        # the candidate ranks: two naturals or more of a rank that may carry a set (set_rank_ok: no 2s,
+        # no 3s where they are special), and three naturals unless a wild may complete the pair
+        cand = pairs & ~(1 << 2)
+        if threes_special:
+            cand &= ~(1 << 3)
+        if maxw < 1 or tw + jk == 0:
+            cand &= triples
+        nat3_ok = minn <= 3
+        wild_ok = maxw >= 1 and minn <= 2
+        full = st.ss[side, SS_N_MELDS] >= MAXM
+        while cand != 0:
+            r = trailing_zeros(cand)
+            cand &= cand - 1
+            # _new_set_allowed
+            if not several and has_set_of_rank(st, side, r):
                 continue
-            nat = n_naturals(hand, r)
-            if nat < 2 or (nat < 3 and (maxw < 1 or tw + jk == 0)):
+            if full:
+                st.sc[SC_MELD_FULL] += 1
                 continue
-            if not _new_set_allowed(st, rp, side, r):
-                continue
-            if nat >= 3 and minn <= 3:
-                acts[n] = act(A_NEW, r, NEW_3NAT)
-                n += 1
-            if maxw >= 1 and minn <= 2:
+            if (triples >> r) & 1 and nat3_ok:
+                n = _put(acts, n, act(A_NEW, r, NEW_3NAT))
+            if wild_ok:
                 if tw > 0:
-                    acts[n] = act(A_NEW, r, NEW_TWO)
-                    n += 1
+                    n = _put(acts, n, act(A_NEW, r, NEW_TWO))
                 if jk > 0:
-                    acts[n] = act(A_NEW, r, NEW_JOKER)
-                    n += 1
-    for m in range(st.ss[side, SS_N_MELDS]):
+                    n = _put(acts, n, act(A_NEW, r, NEW_JOKER))
+    wild_ext = tw + jk > 0
+    long_hand = hn >= 3
+    n_melds = st.ss[side, SS_N_MELDS]
+    for m in range(n_melds):
         if st.mh[side, m, MH_TYPE] != MT_SET:
             continue
         r = st.mh[side, m, MH_RANK]
         # E6 (_keep_ok): the meld's canasta test only when the hand would keep fewer than 2 cards
-        if (singles >> r) & 1 and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, True)):  # a natural of r
-            acts[n] = act(A_EXT, m, C_NAT)
-            n += 1
-        if (
-            tw + jk > 0
-            and st.mh[side, m, MH_WILD] < maxw
-            and (hn >= 3 or _empty_ok_after_ext(st, rp, side, m, False))
-        ):
+        if (singles >> r) & 1 and (long_hand or _empty_ok_after_ext(st, rp, side, m, True)):  # a natural of r
+            n = _put(acts, n, act(A_EXT, m, C_NAT))
+        if wild_ext and st.mh[side, m, MH_WILD] < maxw and (long_hand or _empty_ok_after_ext(st, rp, side, m, False)):
             if tw > 0:
-                acts[n] = act(A_EXT, m, C_TWO)
-                n += 1
+                n = _put(acts, n, act(A_EXT, m, C_TWO))
             if jk > 0:
-                acts[n] = act(A_EXT, m, C_JOKER)
-                n += 1
-    if rp[R_BLACK3_GOING_OUT] != 0 and rp[R_THREES_SPECIAL] != 0 and st.ss[side, SS_N_MELDS] < MAXM:
+                n = _put(acts, n, act(A_EXT, m, C_JOKER))
+    if black3_out and threes_special and n_melds < MAXM:
         b3 = n_black3(hand)
         if b3 >= 3 and hn - b3 <= 1 and can_go_out(st, rp, side):
-            acts[n] = act(A_BLACK3, 0, 0)
-            n += 1
+            n = _put(acts, n, act(A_BLACK3, 0, 0))
     return n
 
 
