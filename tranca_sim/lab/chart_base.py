@@ -17,8 +17,9 @@ import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # drawn with Agg; no pyplot, no display
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
-from matplotlib.transforms import offset_copy
+from matplotlib.transforms import Bbox, offset_copy
 
 from .chart_text import fit_titles, wrap_items
 
@@ -40,15 +41,9 @@ EDGE_IN = 0.15
 
 def layout_room(fig: Figure, bottom_in: float = 0.0) -> None:
     """Keep :data:`EDGE_IN` free at the left and right of ``fig`` (constrained layout) and
-    ``bottom_in`` inches at the bottom (for the footnote and a figure legend).
-
-    The side margin is rounded to 1/1024 of the width: with a margin that is no short binary
-    fraction, constrained layout's solver left rounding noise (1e-16) in the panels' positions of
-    two-panel charts that changed from one drawing to the next, and with it the SVG's clip-path ids
-    (hashed from those positions), so the same chart was not always the same bytes."""
+    ``bottom_in`` inches at the bottom (for the footnote and a figure legend)."""
     w, h = fig.get_size_inches()
-    x = round(EDGE_IN / w * 1024) / 1024
-    fig.get_layout_engine().set(rect=(x, bottom_in / h, 1 - 2 * x, 1 - bottom_in / h))
+    fig.get_layout_engine().set(rect=(EDGE_IN / w, bottom_in / h, 1 - 2 * EDGE_IN / w, 1 - bottom_in / h))
 
 
 def footnote(fig: Figure, text: str) -> None:
@@ -187,6 +182,31 @@ def _reproducible():
         matplotlib.rcParams.update(old)
 
 
+def _freeze_layout(fig: Figure) -> None:
+    """Lay ``fig`` out once more (at :data:`PNG_DPI`), round each axes' position to 2**-20 of the
+    figure (a thousandth of a pixel) and drop the layout engine, so that saving draws exactly these
+    positions.
+
+    Constrained layout's solver leaves rounding noise (about 1e-16) in the positions that
+    changes from one run to the next; the SVG's clip-path ids are hashed from the clip boxes, so
+    without this the same chart was not always the same bytes (seen in two runs of ``tranca-sim
+    report reports/example`` and in tests/test_reports.py's regeneration test). A figure laid
+    out otherwise (the tune trace: tight_layout, no solver) is left as it is."""
+    if not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+        return
+    dpi = fig.dpi
+    fig.set_dpi(PNG_DPI)  # laid out at the resolution it is saved at, as savefig would
+    try:
+        fig.draw_without_rendering()
+    finally:
+        fig.set_dpi(dpi)
+    q = 2**20
+    for ax in fig.axes:
+        x0, y0, x1, y1 = (round(v * q) / q for v in ax.get_position().extents)
+        ax.set_position(Bbox.from_extents(x0, y0, x1, y1))
+    fig.set_layout_engine("none")
+
+
 def save_figure(fig: Figure, out_dir, name: str) -> list[Path]:
     """Write ``fig`` to ``out_dir/name.png`` (at :data:`PNG_DPI`) and ``out_dir/name.svg``, its
     titles and subtitles first wrapped to end inside the figure (:func:`fit_titles`).
@@ -207,6 +227,7 @@ def save_figure(fig: Figure, out_dir, name: str) -> list[Path]:
     from ..io import atomic_output, writing
 
     fit_titles(fig)  # every saved chart: titles and subtitles end inside the figure
+    _freeze_layout(fig)
     out = []
     for ext, meta in (("png", {"Software": None}), ("svg", {"Date": None, "Creator": None})):
         path = Path(out_dir) / f"{name}.{ext}"
