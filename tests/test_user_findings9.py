@@ -145,15 +145,18 @@ def test_enough_scores_keep_their_density_and_a_mixed_chart_says_both():
 
 def test_one_deck_report_captions_say_what_the_charts_draw(tmp_path):
     """report.md's captions under the one-deck charts said "red: significant after the Holm
-    correction" and "density (shaded), quartiles" like the charts' subtitles did."""
+    correction", "density (shaded), quartiles" and "with its 95% band" like the charts' subtitles
+    did, though none of these is drawn."""
     import dataclasses
 
     from tranca_sim.lab import reports
 
-    data = L.report_data(tmp_path)
+    data = L.report_data(tmp_path, with_sweep=True)
+    nan = {"lo": pl.lit(np.nan), "hi": pl.lit(np.nan), "n_units": pl.lit(1)}
     one = dataclasses.replace(
         data,
-        comparison=data.comparison.with_columns(lo=pl.lit(np.nan), hi=pl.lit(np.nan), n_units=pl.lit(1)),
+        comparison=data.comparison.with_columns(**nan),
+        sweep=data.sweep.with_columns(**nan, p_value=pl.lit(np.nan), p_holm=pl.lit(np.nan)),
         deals=data.deals.filter(pl.col("deal_index") == 0),  # one deck: each strategy's score or two
     )
     reports.write_report(tmp_path, one)
@@ -162,11 +165,14 @@ def test_one_deck_report_captions_say_what_the_charts_draw(tmp_path):
     assert "red" not in tips and "no variant is tested" in tips, tips
     dist = charts_md.split("### Score distributions", 1)[1].split("###", 1)[0]
     assert "density (shaded)" not in dist and "each score as a dot" in dist, dist
+    sweep = charts_md.split("### Sweep", 1)[1].split("###", 1)[0]
+    assert "with its 95% band" not in sweep and "no value is tested" in sweep, sweep
     # with intervals and enough deals, the captions as before
     reports.write_report(tmp_path, data)
     charts_md = (tmp_path / "report.md").read_text(encoding="utf-8").split("## Charts", 1)[1]
     assert "red: significant after the Holm correction" in charts_md.split("### Score", 1)[0]
     assert "density (shaded), quartiles" in charts_md and "dot" not in charts_md
+    assert "with its 95% band." in charts_md
 
 
 def test_a_subtitle_of_two_lines_ends_with_more_than_one_word():

@@ -336,7 +336,8 @@ def functions_cached_in(sub: str):
 
 
 def configure_numba_cache(version: str) -> str | None:
-    """Point numba's cache at a per-source-hash directory and return it.
+    """Point numba's cache at a per-source-hash directory, mark it used and return it; at most
+    once an hour, first remove the stale directories of other sources (:func:`prune_engine_caches`).
 
     Returns None (with a warning) only if neither the base directory nor the
     temporary directory can hold it; numba then caches beside the sources.

@@ -425,6 +425,11 @@ def render_markdown(
             )
         if c == "score_distribution":
             text = _score_caption(data.deals) or text
+        if c == "sweep" and data.sweep is not None and not _any_interval(data.sweep):
+            text = (
+                "The difference against the baseline at each value of the swept parameter; too few "
+                f'{unit}s for a 95% band, so no value is tested (marked "not tested").'
+            )
         out += [
             f"### {head}",
             "",
