@@ -875,7 +875,10 @@ def _run_tables(obs, side):
     :func:`_extends_run`, without a pass over the melds per card).  Per suit: ``ext`` packs, 4 bits
     per rank r (1..13), how many of the runs take the natural r at an end (r = 1 the ace, below the
     2 or above the K); ``cover`` has bit r set when a run holds the place of r (the ace: an A..A
-    run).  A suit has at most 8 runs of 3 cards (26 cards in two decks), so 4 bits hold the count."""
+    run).  A suit has at most 8 runs of 3 cards (26 cards in two decks), so 4 bits hold the count.
+    With ``several_runs_per_suit`` (E19) ``cover`` is 0: its one reader (:func:`_run_keep_nb`) reads it
+    only without several runs."""
+    several = obs.rp[R_SEVERAL_RUNS] != 0
     e0 = 0
     e1 = 0
     e2 = 0
@@ -896,10 +899,12 @@ def _run_tables(obs, side):
             e += 1 << (4 * (hi + 1))
         elif hi == 13 and lo != 2:
             e += 1 << 4  # the high ace above the K (lo = 2 counted it already)
-        # min(hi, 13), max(lo, 2) written as selects: numba's min and max were calls in the profile
-        c = ((1 << ((hi if hi < 13 else 13) + 1)) - 1) & ~((1 << (lo if lo > 2 else 2)) - 1)
-        if lo == 1 and hi == 14:
-            c |= 2
+        c = 0
+        if not several:  # cover: read only without several runs (buraco has them: not computed)
+            # min(hi, 13), max(lo, 2) written as selects: numba's min and max were calls in the profile
+            c = ((1 << ((hi if hi < 13 else 13) + 1)) - 1) & ~((1 << (lo if lo > 2 else 2)) - 1)
+            if lo == 1 and hi == 14:
+                c |= 2
         s = obs.mh[side, m, MH_SUIT]
         if s == 0:
             e0 += e
@@ -978,6 +983,7 @@ def _run_fit_mask(obs, side, wilds_play):
     above 0), and for the wilds when ``wilds_play`` (2s and the joker); a pile
     of cards is then counted with one shift a card.  Without ``wilds_play`` a 2 is the natural of
     its place and the joker fits nothing."""
+    several = obs.rp[R_SEVERAL_RUNS] != 0
     ends = 0  # bit 13 s + r - 1: a run of suit s takes rank r at an end
     cover = 0  # bit 13 s + r - 1: a run of suit s holds the place of rank r (read without several runs)
     for m in range(obs.pub[PUB_N_MELDS + side]):
@@ -992,14 +998,13 @@ def _run_fit_mask(obs, side, wilds_play):
             e |= 1 << hi  # rank hi + 1
         elif hi == 13:
             e |= 1  # the high ace above the K
-        c = ((1 << (hi if hi < 13 else 13)) - 1) & ~((1 << ((lo if lo > 2 else 2) - 1)) - 1)  # no min/max calls
-        if lo == 1 and hi == 14:
-            c |= 1
         sh = 13 * obs.mh[side, m, MH_SUIT]
         ends |= e << sh
-        cover |= c << sh
-    if obs.rp[R_SEVERAL_RUNS] != 0:
-        cover = 0
+        if not several:  # the covered places keep no card out with several runs per suit (E19)
+            c = ((1 << (hi if hi < 13 else 13)) - 1) & ~((1 << ((lo if lo > 2 else 2) - 1)) - 1)  # no min/max calls
+            if lo == 1 and hi == 14:
+                c |= 1
+            cover |= c << sh
     held = hand_bits(obs.hand)
     fm = 0
     for s in range(4):
