@@ -107,6 +107,7 @@ choose_draw, choose_meld, choose_discard, choose_redraw = engine_dispatch()
 fill_pub = _observe.fill_pub
 _obs = _observe.player_obs
 _obs_again = _observe.player_obs_again  # later in the same turn: only what a turn changes
+_obs_meld = _observe.player_obs_meld  # after melds of this meld phase: only what a meld changes
 
 
 @njit(cache=True, _nrt=False)
@@ -232,11 +233,17 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
         st.se[seat, SE_ILLEGAL] += 1
         i = 0
     a = acts[i]
+    # pub holds fill_pub's facts from before the draw; after a stock draw (and its red 3s) only what
+    # refresh_pub_meld writes has changed, so the later choices refresh that much (issue 9); after the
+    # first player's redraw or a capture of the pile, the first later choice refreshes everything
+    refreshed = False
     if act_type(a) == A_STOCK:
         draw_stock(st, seat)
         place_red3s(st, rp, seat)
+        refreshed = True
         if rp[R_FIRST_REDRAW] != 0 and st.sc[SC_TURN] == 0:
             _first_redraw(st, rp, seat, sid, prm, rng, pub, hidden)
+            refreshed = False
     else:
         take_pile(st, rp, seat, act_type(a), act_x(a), act_y(a))
         if after_meld(st, rp, seat):
@@ -255,7 +262,9 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
             n = filter_melds(st, rp, seat, acts, n, scr, acts2)
         if n == 0:
             break
-        i = choose_meld(sid, prm, _obs_again(st, rp, seat, pub, hidden), acts, n, rng)
+        obs = _obs_meld(st, rp, seat, pub, hidden) if refreshed else _obs_again(st, rp, seat, pub, hidden)
+        refreshed = True
+        i = choose_meld(sid, prm, obs, acts, n, rng)
         if i == -1 and st.ss[side, SS_MELD_MIN] > 0 and must_go_on(st, rp, side):
             st.se[seat, SE_ILLEGAL] += 1  # E25: a first meld short of the minimum must be finished
             i = 0
@@ -292,7 +301,8 @@ def play_turn(st, rp, seat, sid, prm, rng, acts, pub, hidden, pack, check, scr, 
             st.sc[SC_ERRORS] += 1
         st.sc[SC_OVER] = END_STOCK_OUT
         return
-    k = choose_discard(sid, prm, _obs_again(st, rp, seat, pub, hidden), rng)
+    obs = _obs_meld(st, rp, seat, pub, hidden) if refreshed else _obs_again(st, rp, seat, pub, hidden)
+    k = choose_discard(sid, prm, obs, rng)
     if not legal_discard(st, rp, seat, k):
         # a strategy that names an illegal card is counted and overruled: the first legal kind
         st.se[seat, SE_ILLEGAL] += 1

@@ -105,6 +105,41 @@ def refresh_pub(st, rp, seat, pub):
         pub[PUB_CLEAN + sd] = 1 if has_canasta(st, rp, sd, True) else 0
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def refresh_pub_meld(st, rp, seat, pub):
+    """:func:`refresh_pub` for ``seat``'s later choices of a turn when only a stock draw and melds
+    have happened (issue 9): ``pub`` must hold :func:`fill_pub`'s or :func:`refresh_pub`'s facts for
+    ``seat`` from earlier in this turn, from after any capture of the pile and any first-player
+    redraw, and since then only these may have happened: a draw from the stock, the player's melds
+    (sets and runs laid or extended), red 3s laid from the hand and each replaced from the stock, the
+    morto taken directly by an emptied hand, an untaken morto that became the stock to replace a
+    card.  None of those touches the pile (its size, top card, lock), the redraw, the other seats'
+    hands or the other sides' red 3s, melds and canastas, so they are not written again.  Written
+    again: the stock, ``can_empty``, what the player melded, the card it may not discard (it depends
+    on the hand), its hand size, every side's morto (a morto that became the stock may be another
+    side's), and the player's side's red 3s, melds and canastas."""
+    side = side_of(rp, seat)
+    pub[PUB_STOCK_N] = st.sc[SC_DECK_N] - st.sc[SC_STOCK_PTR]
+    pub[PUB_CAN_EMPTY] = 1 if can_empty(st, rp, side) else 0
+    pub[PUB_MELDED_NOW] = st.se[seat, SE_MELDED_NOW]
+    pub[PUB_NO_DISCARD] = no_discard_kind(st, seat)
+    pub[PUB_HAND_N + seat] = st.se[seat, SE_HAND_N]
+    for sd in range(rp[R_N_SIDES]):
+        pub[PUB_MORTO + sd] = st.ss[sd, SS_MORTO]
+    pub[PUB_RED3 + side] = st.ss[side, SS_RED3]
+    pub[PUB_N_MELDS + side] = st.ss[side, SS_N_MELDS]
+    pub[PUB_CANASTAS + side] = 1 if has_canasta(st, rp, side, False) else 0
+    pub[PUB_CLEAN + side] = 1 if has_canasta(st, rp, side, True) else 0
+
+
+@njit(cache=True, inline="always")
+def player_obs_meld(st, rp, seat, pub, hidden):
+    """:func:`player_obs` after melds of ``seat``'s meld phase (:func:`refresh_pub_meld`)."""
+    refresh_pub_meld(st, rp, seat, pub)
+    morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else hidden
+    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
+
+
 @njit(cache=True, inline="always")
 def player_obs_again(st, rp, seat, pub, hidden):
     """:func:`player_obs` later in the same turn of ``seat`` (:func:`refresh_pub`)."""
