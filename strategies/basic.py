@@ -581,14 +581,26 @@ def _open_pile_fits_runs(prm, obs):
     wilds_play = obs.rp[R_MAX_WILDS] > 0  # max_wilds = 0: a 2 is only the natural of its own place
     if t < 0:
         return False
-    fm = _run_fit_mask(obs, side, wilds_play)
+    fm, run_ends, held = _run_fit_mask(obs, side, wilds_play)
     if not (fm >> t) & 1:  # (wilds_play and is_wild(t)) or _run_keep(obs, side, t) > 0
         return False
     if pn == 1:
         # as with sets: a one-card pile only when its card is melded this turn (no swaps, E13)
         hn = obs.pub[PUB_HAND_N + obs.pub[PUB_SEAT]]
         room = obs.pub[PUB_CAN_EMPTY] != 0
-        return not is_wild(t) and (hn >= 4 or room) and _run_meldable(obs, side, t)
+        if is_wild(t) or not (hn >= 4 or room):
+            return False
+        # _run_meldable(obs, side, t) from the fit mask's run ends and the hand's bits: _run_keep of a
+        # natural is 50 or more exactly when a run takes it at an end and none covers its place (the
+        # hand's neighbours add at most 46); the pairs of neighbours as _run_meldable's have bits
+        if (run_ends >> t) & 1:
+            return True
+        nb = _suit_nb((held >> (13 * (t // 13))) & 0x1FFF)
+        up1 = nb & 0x1FFF  # bit r - 1: rank r + 1 held (d = 1)
+        dn1 = (nb >> 13) & 0x1FFF  # d = -1
+        up2 = (nb >> 26) & 0x1FFF  # d = 2
+        dn2 = (nb >> 39) & 0x1FFF  # d = -2 (none for the ace)
+        return ((((dn2 & dn1) | (dn1 & up1) | (up1 & up2)) >> (t % 13)) & 1) != 0
     fit = 0
     for i in range(pn):
         fit += (fm >> obs.pile[i]) & 1  # _run_keep of the card above 0, or a wild where wilds play
@@ -982,7 +994,9 @@ def _run_fit_mask(obs, side, wilds_play):
     """Bit ``k`` set for each kind ``k`` that fits ``side``'s runs or the hand (:func:`_run_keep`
     above 0), and for the wilds when ``wilds_play`` (2s and the joker); a pile
     of cards is then counted with one shift a card.  Without ``wilds_play`` a 2 is the natural of
-    its place and the joker fits nothing."""
+    its place and the joker fits nothing.  Returns that mask, the naturals that go on an end of
+    one of the side's runs and whose place no run covers (:func:`_run_keep` 50 or more), and the
+    hand's :func:`~tranca_sim.engine.runs.hand_bits`."""
     several = obs.rp[R_SEVERAL_RUNS] != 0
     ends = 0  # bit 13 s + r - 1: a run of suit s takes rank r at an end
     cover = 0  # bit 13 s + r - 1: a run of suit s holds the place of rank r (read without several runs)
@@ -1013,7 +1027,7 @@ def _run_fit_mask(obs, side, wilds_play):
     fm = (fm | ends) & ~cover
     if wilds_play:
         fm |= (1 << 1) | (1 << 14) | (1 << 27) | (1 << 40) | (1 << JOKER)
-    return fm
+    return fm, ends & ~cover, held
 
 
 @njit(cache=True, inline="always")
