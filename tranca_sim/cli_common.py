@@ -14,6 +14,10 @@ PROG = "tranca-sim"
 #: parsing arguments imports nothing)
 MAX_DEALS = 10**12
 
+#: most deals (or matches) of one chunk of ``simulate --chunk-size``: a chunk's outputs are held
+#: in memory before they are written (same as :data:`tranca_sim.run.MAX_CHUNK`)
+MAX_CHUNK = 10**7
+
 
 class Terminated(BaseException):
     """Raised by the SIGTERM/SIGHUP handler of :func:`main`, so a run unwinds (and removes its

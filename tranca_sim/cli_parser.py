@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from .cli_common import MAX_DEALS, PROG, _fail
+from .cli_common import MAX_CHUNK, MAX_DEALS, PROG, _fail
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,6 +45,8 @@ _positive_int = _bounded(1, None, "at least 1")
 _nonneg_int = _bounded(0, None, "0 or more")
 _two_or_more = _bounded(2, None, "at least 2")  # a ladder's decks: a bootstrap over decks needs two
 _seed = _bounded(0, 2**63 - 1, "between 0 and 2**63 - 1")
+# a chunk's outputs are held in memory before they are written: 10**12 asked numpy for 218 TiB
+_chunk_size = _bounded(1, MAX_CHUNK, f"between 1 and {MAX_CHUNK} (a chunk is held in memory)")
 
 
 def _deals(text: str) -> int:
@@ -63,6 +65,15 @@ def _cluster(text: str) -> int:
         return parse_cluster(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None  # it begins "--cluster ...", as error() keeps it
+
+
+def _scheduler(text: str) -> str:
+    from .parallel import parse_scheduler
+
+    try:
+        return parse_scheduler(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None  # it begins "--scheduler ...", as error() keeps it
 
 
 def _where_args(p, what: str, extra: str = "") -> None:
@@ -85,6 +96,7 @@ def _where_args(p, what: str, extra: str = "") -> None:
     )
     where.add_argument(
         "--scheduler",
+        type=_scheduler,
         default=None,
         metavar="ADDRESS",
         help=f"run {what} on the existing Dask cluster of this scheduler, e.g. tcp://host:8786",
@@ -159,9 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     _where_args(s, "the chunks", "; no more than the chunks")
     s.add_argument(
         "--chunk-size",
-        type=_positive_int,
+        type=_chunk_size,
         default=50_000,
-        help="deals per chunk (Parquet row group); default 50000",
+        help=f"deals per chunk (Parquet row group, held in memory), at most {MAX_CHUNK}; default 50000",
     )
     s.add_argument(
         "--rule",

@@ -207,6 +207,42 @@ def parse_cluster(text: str) -> int:
     return int(n)
 
 
+#: the address schemes of a Dask scheduler that ``--scheduler`` takes
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx")
+
+
+def parse_scheduler(text: str) -> str:
+    """``[tcp|tls|ucx://]HOST:PORT`` (an IPv6 host in brackets, ``[::1]:8786``) -> the address
+    as given; ``ValueError`` (its message begins ``--scheduler``) for another scheme, a missing
+    host or port, or a port outside 1-65535, so a bad address is refused before Dask is imported
+    (Dask printed ~45 lines of traceback, or waited its 30 s timeout for port 99999)."""
+    text = str(text).strip()
+    form = "--scheduler takes [tcp://]HOST:PORT (e.g. tcp://127.0.0.1:8786)"
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme not in SCHEDULER_SCHEMES:
+        raise ValueError(
+            f"{form}; the scheme must be one of {', '.join(s + '://' for s in SCHEDULER_SCHEMES)}, got {text!r}"
+        )
+    if rest.startswith("["):
+        host, close, port = rest[1:].partition("]")
+        if not close or not port.startswith(":"):
+            raise ValueError(f"{form}; an IPv6 host is written [HOST]:PORT, got {text!r}")
+        port = port[1:]
+    else:
+        host, colon, port = rest.rpartition(":")
+        if not colon:
+            raise ValueError(f"{form}; the port is missing, got {text!r}")
+        if ":" in host:
+            raise ValueError(f"{form}; an IPv6 host is written in brackets, [HOST]:PORT, got {text!r}")
+    if not host or "/" in host or any(c.isspace() for c in host):
+        raise ValueError(f"{form}; the host is missing or not a host name, got {text!r}")
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"--scheduler takes a port between 1 and 65535, got {text!r}")
+    return text
+
+
 def warm_worker(task: ChunkTask) -> dict:
     """Load the engine in this worker and play one deal (numba's cache loaded, or compiled when
     this machine has none); the worker's note as :func:`run_chunk` gives it."""
@@ -348,7 +384,7 @@ def pool(
                 client = stack.enter_context(Client(lc))
             else:
                 client = stack.enter_context(Client(scheduler, timeout="30s"))
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
             where = f"the Dask scheduler at {scheduler}" if scheduler else "a Dask LocalCluster"
             raise ClusterError(f"cannot reach {where}: {_first_line(e)}") from None
         p = _Dask(client)

@@ -43,6 +43,8 @@ INT64_MAX = 2**63 - 1
 
 #: most deals one run may have (10**12: about 12 days of simulation even at a million deals/s)
 MAX_DEALS = 10**12
+#: most deals (or matches) of one chunk: a chunk's outputs are held in memory before they are written
+MAX_CHUNK = 10**7
 
 
 class RunOptionError(ValueError):
@@ -461,7 +463,7 @@ def run_simulation(
             raise RunOptionError(f"deals must be at most {MAX_DEALS}, got {deals}")
     units = matches if matches is not None else deals
     _check_int("seed", seed, 0, INT64_MAX)
-    _check_int("chunk_size", chunk_size, 1)
+    _check_int("chunk_size", chunk_size, 1, MAX_CHUNK)
     rules = get_preset(preset)
     opts = coerce_rule_options(rules, rule_options)
     rules = rules.replace(**opts) if opts else rules.validate()

@@ -155,7 +155,21 @@ def check_config(cfg: TuneConfig):
             f"--budget must be at least {least} deals (10 candidates of --trial-deals {cfg.trial_deals} "
             f"in each of --rounds {cfg.rounds}), got {cfg.budget}"
         )
+    if cfg.only is not None:
+        seen = set()
+        for name in cfg.only:
+            if name in seen:
+                raise TuneError(f"--params lists {name!r} twice; name each parameter once")
+            seen.add(name)
     rules = get_preset(cfg.preset)
+    if rules.n_sides != 2:
+        from ..rules import PRESETS
+
+        two = ", ".join(k for k, r in PRESETS.items() if r.n_sides == 2)
+        raise TuneError(
+            f"--preset {cfg.preset}: a table of {rules.n_sides} solo players; tune plays a candidate "
+            f"against one opponent on both sides of each deck, so it supports the two-sided presets: {two}"
+        )
     opts = coerce_rule_options(rules, cfg.rules)
     rules = rules.replace(**opts) if opts else rules.validate()
     base = resolve(cfg.strategy, preset=cfg.preset)
