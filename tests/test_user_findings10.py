@@ -85,3 +85,52 @@ def test_the_run_api_refuses_an_impossible_chunk_size(tmp_path):
     with pytest.raises(RunOptionError, match="chunk_size must be between 1 and 10000000"):
         run_simulation(preset="tranca", deals=10, seed=1, side_a="basic", side_b="basic", out=tmp_path / "x.parquet", chunk_size=10**12, progress=False)
     assert not (tmp_path / "x.parquet").exists()
+
+
+def _raise_from_file(path, message="my strategy gave up"):
+    """An exception whose traceback holds a frame of ``path`` (as numba's raise in a user's
+    ``choose_discard`` gives it)."""
+    code = compile("def choose_discard():\n    x = 1\n    raise ValueError(%r)\n" % message, str(path), "exec")
+    ns = {}
+    exec(code, ns)
+    try:
+        ns["choose_discard"]()
+    except ValueError as e:
+        return e
+    raise AssertionError("no exception")
+
+
+def _user_file(monkeypatch, path):
+    from strategies import user
+
+    monkeypatch.setattr(user, "selection", lambda: (user.Source(module="u_mine", file=str(path), sha256="0" * 64),))
+
+
+def test_an_exception_in_a_user_strategy_is_one_line_naming_the_file(tmp_path, capsys, monkeypatch):
+    """A numba `raise ValueError("my strategy gave up")` in a user's choose_discard surfaced as 46
+    lines of traceback through _simulate_nb, exit 1; now one line names the file, the line, the
+    function and the exception, exit 2."""
+    import tranca_sim.cli as cli
+
+    path = tmp_path / "mine.py"
+    _user_file(monkeypatch, path)
+    exc = _raise_from_file(path)
+
+    def failing_simulate(a):
+        raise exc
+
+    monkeypatch.setattr(cli, "_cmd_simulate", failing_simulate)
+    status, _, err = call(["simulate", "--deals", "10", "--out", str(tmp_path / "x.parquet")], capsys)
+    assert status == 2
+    line = _one_error_line(err)
+    assert str(path) in line
+    assert "ValueError: my strategy gave up" in line
+    assert "line 3" in line and "choose_discard" in line
+
+
+def test_an_exception_from_elsewhere_is_not_blamed_on_the_strategy(tmp_path, monkeypatch):
+    from tranca_sim.cli import strategy_failure
+
+    _user_file(monkeypatch, tmp_path / "mine.py")
+    assert strategy_failure(_raise_from_file(tmp_path / "other.py")) is None
+    assert strategy_failure(_raise_from_file(tmp_path / "mine.py")) is not None

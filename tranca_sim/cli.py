@@ -491,6 +491,37 @@ def _fmt_num(v) -> str:
     return str(int(f)) if f.is_integer() else repr(f)
 
 
+def strategy_failure(e: BaseException) -> str | None:
+    """The one line for an exception raised in a user's strategy file (numba's ``raise`` in a
+    ``choose_*`` function: its traceback holds a frame of that file), or ``None`` when no frame
+    of the traceback is in a user strategy file loaded in this process.  It names the file, the
+    line and the function, and the exception with its message (46 lines of traceback through
+    the kernel before)."""
+    import traceback
+
+    if isinstance(e, BrokenPipeError):
+        return None
+    try:
+        from strategies import user
+    except ImportError:
+        return None
+    files = {os.path.realpath(src.file) for src in user.selection()}
+    if not files:
+        return None
+    hit = None
+    for fr in traceback.extract_tb(e.__traceback__):
+        if fr.filename and os.path.realpath(fr.filename) in files:
+            hit = fr  # the innermost such frame
+    if hit is None:
+        return None
+    text = str(e).strip().splitlines()
+    what = type(e).__name__ + (f": {text[0]}" if text else "")
+    return (
+        f"the strategy file {hit.filename} raised {what} (line {hit.lineno}, in {hit.name}); "
+        "the run was stopped"
+    )
+
+
 def main(argv=None) -> int:
     """Entry point of the ``tranca-sim`` console script.
 
@@ -584,6 +615,11 @@ def _main(argv, state: dict) -> int:
         _fail(_exists_message(e))
     except errors as e:
         _fail(str(e))
+    except Exception as e:
+        said = strategy_failure(e)
+        if said is None:
+            raise
+        _fail(said)
     except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:
