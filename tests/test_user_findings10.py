@@ -134,3 +134,72 @@ def test_an_exception_from_elsewhere_is_not_blamed_on_the_strategy(tmp_path, mon
     _user_file(monkeypatch, tmp_path / "mine.py")
     assert strategy_failure(_raise_from_file(tmp_path / "other.py")) is None
     assert strategy_failure(_raise_from_file(tmp_path / "mine.py")) is not None
+
+
+@pytest.fixture(scope="module")
+def match_run(tmp_path_factory):
+    from tranca_sim.cli import main
+
+    path = tmp_path_factory.mktemp("m") / "m.parquet"
+    status = main(["simulate", "--matches", "6", "--seed", "3", "--rule", "match_target=1500", "--out", str(path),
+                   "--no-progress"])  # fmt: skip
+    assert status in (0, None)
+    return path
+
+
+def test_the_html_replay_of_a_match_deal_names_the_match_and_its_score(match_run, tmp_path, capsys):
+    """The page said 'Tranca deal 3072' (the internal deal key) and nothing of the match; the text
+    replay says 'match 3, deal 0 of the match · match score before it'."""
+    from tranca_sim.engine.match import deal_key
+    from tranca_sim.io import load_run
+
+    df = load_run(match_run, backend="pandas")
+    m = next(i for i in range(1, 6) if int(df.loc[df["match_index"] == i, "match_deals"].iloc[0]) >= 2)
+    first = df[(df["match_index"] == m) & (df["deal_in_match"] == 0)].sort_values("side")
+    before = ", ".join(f"{s} {int(x)}" for s, x in zip("AB", first["score"]))  # after deal 0 = before deal 1
+    page = tmp_path / "m.html"
+    status, out, _ = call(["replay", str(match_run), "--match", str(m), "--deal", "1", "--html", str(page)], capsys)
+    assert status in (0, None)
+    assert f"match score before it: {before}" in out  # the text replay
+    text = page.read_text(encoding="utf-8")
+    assert f"match {m}, deal 1 of the match" in text
+    assert f"match score before it: {before}" in text
+    assert f"Tranca deal {deal_key(m, 1)}" not in text and deal_key(m, 1) != 1
+
+
+class _ClosedPipe:
+    """A stdout whose reader has gone (`| head -3`): every write raises BrokenPipeError."""
+
+    def __init__(self, fd):
+        self._fd = fd
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self):
+        return self._fd
+
+
+def test_replay_writes_the_html_page_when_stdout_is_closed(match_run, tmp_path, monkeypatch):
+    """`replay RUN --deal 7 --html h.html --turn 5 | head -3` exited 0 without writing the page."""
+    import os
+    import sys
+
+    from tranca_sim.cli import main
+
+    page = tmp_path / "h.html"
+    sink = os.open(tmp_path / "stdout.txt", os.O_WRONLY | os.O_CREAT)
+    try:
+        monkeypatch.setattr(sys, "stdout", _ClosedPipe(sink))
+        try:
+            status = main(["replay", str(match_run), "--match", "0", "--deal", "0", "--html", str(page), "--turn", "1"])
+        except SystemExit as e:
+            status = e.code
+    finally:
+        monkeypatch.undo()
+        os.close(sink)
+    assert page.exists() and "<svg" in page.read_text(encoding="utf-8")
+    assert status in (0, None)

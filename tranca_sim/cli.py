@@ -336,10 +336,11 @@ def _cmd_replay(a) -> None:
         if not 0 <= turn < n_turns:
             _fail(f"--turn {turn} is not a turn of deal {a.deal}: its turns are 0 to {n_turns - 1}")
         page = table_html(log, turn)
-    print(format_deal(log))
-    if page is not None:
+    if page is not None:  # written before the text: a closed stdout (`| head -3`) must not lose it
         with _flag("--html"), atomic_output(a.html, a.force) as tmp, writing(a.html):
             tmp.write_text(page, encoding="utf-8")
+    print(format_deal(log))
+    if page is not None:
         print(f"wrote {a.html} (the table after turn {turn})")
 
 
@@ -615,13 +616,13 @@ def _main(argv, state: dict) -> int:
         _fail(_exists_message(e))
     except errors as e:
         _fail(str(e))
+    except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except Exception as e:
         said = strategy_failure(e)
         if said is None:
             raise
         _fail(said)
-    except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:
         warnings.showwarning = shown
     return 0

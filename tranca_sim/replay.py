@@ -509,7 +509,13 @@ def table_html(log: dict, turn: int) -> str:
     body.append(f'<text x="8" y="{y + 16}" font-size="13" {_FONT}>{html.escape(info)}</text>')
     y += 30
     width = 150 + longest * (_CW + _GAP) + 20
-    title = f"Tranca deal {log['deal_index']} ({log['preset']}, seed {log['master_seed']}), {caption}"
+    mt = log.get("match")
+    if mt:  # a match run's deal: its match and deal in the match, as the text replay says (not the deal key)
+        where = f"match {mt['match_index']}, deal {mt['deal_in_match']} of the match"
+        score = "match score before it: " + ", ".join(f"{n} {x}" for n, x in zip("ABC", mt["scores"]))
+    else:
+        where, score = f"deal {log['deal_index']}", ""
+    title = f"Tranca {where} ({log['preset']}, seed {log['master_seed']}), {caption}"
     who = html.escape(caption.replace("after ", "", 1)) or f"turn {turn}"
     items = "".join(f"<li>{html.escape(x)}</li>" for x in acts) or "<li>(nothing)</li>"
     return (
@@ -518,7 +524,9 @@ def table_html(log: dict, turn: int) -> str:
         + "</title>\n<style>table.score td,table.score th{border:1px solid #bbb;padding:3px 10px;"
         "text-align:right}</style></head><body>\n<h3 style='font-family:sans-serif'>"
         + html.escape(title)
-        + "</h3>\n<div style='display:flex;gap:48px;align-items:flex-start;font-family:sans-serif;"
+        + "</h3>\n"
+        + (f"<p class='match' style='font-family:sans-serif;margin:0 0 8px'>{html.escape(score)}</p>\n" if score else "")
+        + "<div style='display:flex;gap:48px;align-items:flex-start;font-family:sans-serif;"
         "margin-bottom:12px'>\n"
         + f"<div class='actions'><h4 style='margin:4px 0'>What happened in {who}</h4>"
         + f"<ol style='margin:0;padding-left:22px;font-size:14px'>{items}</ol></div>\n"
