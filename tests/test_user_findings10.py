@@ -203,3 +203,36 @@ def test_replay_writes_the_html_page_when_stdout_is_closed(match_run, tmp_path, 
         os.close(sink)
     assert page.exists() and "<svg" in page.read_text(encoding="utf-8")
     assert status in (0, None)
+
+
+def test_report_md_regenerate_commands_quote_a_path_with_spaces(tmp_path):
+    """`--out "/tmp/dir with space/ex é"`: report.md's Regenerate commands gave the path unquoted."""
+    import shlex
+
+    import lab_synthetic as L
+
+    from tranca_sim.lab import reports
+
+    d = tmp_path / "dir with space" / "ex é"
+    d.mkdir(parents=True)
+    reports.write_report(d, L.report_data(d, with_sweep=False))
+    text = (d / "report.md").read_text(encoding="utf-8")
+    regen = text.split("## Regenerate", 1)[1]
+    cmds = [x for x in regen.splitlines() if x.startswith("tranca-sim ")]
+    assert len(cmds) == 2, regen
+    for c in cmds:
+        words = shlex.split(c)
+        assert words[words.index("--out") + 1 if "--out" in words else 2] == d.as_posix(), c
+
+
+def test_readme_says_where_the_compile_note_is_and_how_a_stuck_strategy_ends():
+    """The README said 'the last line then says the engine was compiled first', but that text ends
+    the rate line, which the summary table follows; and it did not say that a strategy that never
+    returns can only be stopped with kill -9."""
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert "the last line then says `the engine was compiled first" not in text
+    assert "the rate line" in text and "which the summary table follows" in text
+    own = text.split("Your own strategy is a file of your own", 1)[1].split("Strategy packages", 1)[0]
+    assert "never returns" in own and "kill -9" in own

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 
 import polars as pl
 
@@ -484,14 +485,14 @@ def render_markdown(
         "From the Parquet files in `runs/` (no deal is played again):",
         "",
         "```sh",
-        f"tranca-sim report {data.dir.as_posix()}",
+        f"tranca-sim report {shlex.quote(data.dir.as_posix())}",
         "```",
         "",
         "Run the experiment again (plays every deal):",
         "",
         "```sh",
-        f"tranca-sim experiment {_get(spec, 'source', default=f'experiments/{name}.toml')} "
-        f"--out {data.dir.as_posix()}" + (f" --deals {spec['deals_cap']}" if spec.get("deals_cap") else ""),
+        f"tranca-sim experiment {shlex.quote(str(_get(spec, 'source', default=f'experiments/{name}.toml')))} "
+        f"--out {shlex.quote(data.dir.as_posix())}" + (f" --deals {spec['deals_cap']}" if spec.get("deals_cap") else ""),
         "```",
         "",
         "Tables from Python:",
