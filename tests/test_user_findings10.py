@@ -236,3 +236,19 @@ def test_readme_says_where_the_compile_note_is_and_how_a_stuck_strategy_ends():
     assert "the rate line" in text and "which the summary table follows" in text
     own = text.split("Your own strategy is a file of your own", 1)[1].split("Strategy packages", 1)[0]
     assert "never returns" in own and "kill -9" in own
+
+
+def test_simulate_refuses_resume_with_force(tmp_path, capsys):
+    """`simulate --out DIR/ --resume --force` on a complete dataset ignored --force without a word."""
+    from tranca_sim.cli import main
+
+    out = f"{tmp_path / 'ds'}/"
+    assert main(["simulate", "--deals", "20", "--chunk-size", "10", "--out", out, "--no-progress"]) in (0, None)
+    capsys.readouterr()
+    before = sorted(p.name for p in (tmp_path / "ds").iterdir())
+    status, _, err = call(["simulate", "--deals", "20", "--chunk-size", "10", "--out", out, "--resume", "--force",
+                           "--no-progress"], capsys)  # fmt: skip
+    assert status == 2
+    line = _one_error_line(err)
+    assert "--resume" in line and "--force" in line
+    assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == before

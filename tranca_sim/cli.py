@@ -91,6 +91,11 @@ def _check_simulate_args(a) -> None:
             "(a .parquet run file is written whole); use --out DIR/ or --dataset for a run that can "
             "be resumed"
         )
+    if a.resume and a.force:  # one or the other: --force was ignored without a word on a finished dataset
+        _fail(
+            f"--resume --force: give one of them: --resume finishes the dataset at {a.out!r} "
+            "(same arguments), --force replaces it"
+        )
     if a.dataset or a.resume or wants_dataset(a.out):
         try:
             check_dataset_out(a.out, a.force, a.resume)
