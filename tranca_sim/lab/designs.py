@@ -192,6 +192,9 @@ class Paired:
     ``match_a``, ``match_b``: deal scores, shape (units, deals per unit), of the
     variant and of its opponent in the deals a match is built from
     (duplicate: the baseline; fixed-opponent: the opponent).
+    ``match_base_a``, ``match_base_b`` (fixed-opponent only, else None): the baseline's and
+    the opponent's scores in the same deals (the baseline run's first ``n_deals``), for the
+    baseline's own match-win probability on the deals the variant's is built from.
     ``var_ratio_design``, ``var_ratio_plain``, ``corr_swap``: see the module doc
     (rotation: :mod:`tranca_sim.lab.rotation`; ``corr_swap`` is then the mean
     correlation of a deck's differences over the pairs of seats).
@@ -222,6 +225,8 @@ class Paired:
     own_units: np.ndarray | None = None
     var_ratio_own: float = math.nan
     b_seats: int = 1
+    match_base_a: np.ndarray | None = None
+    match_base_b: np.ndarray | None = None
 
     @property
     def win_share_diff(self) -> float:
@@ -349,4 +354,6 @@ def fixed_opponent_units(variant_run, baseline_run) -> Paired:
         var_ratio_design=_ratio(_var(units), _var(mv) + _var(mb)),
         var_ratio_plain=math.nan,
         corr_swap=math.nan,
+        match_base_a=y["score"][0::2].astype(np.float64)[:, None],
+        match_base_b=y["score"][1::2].astype(np.float64)[:, None],
     )

@@ -208,23 +208,38 @@ def sign_test(wins: int, losses: int) -> float:
     return float(_scipy_stats().binomtest(int(wins), n, 0.5).pvalue) if n else math.nan
 
 
-def _play_matches(a, b, target: int, n_matches: int, rng, max_deals: int = 2000) -> tuple[int, int]:
+def _play_matches(
+    a, b, target: int, n_matches: int, rng, max_deals: int = 2000, twins: bool = False
+) -> tuple[int, int]:
     """Matches drawn from deal score pairs ``(a[i], b[i])``: (wins of a, decided matches).
 
     Deals are drawn with replacement; scores add up; the first side to reach
     ``target`` wins; both in the same deal: the higher total wins; equal totals
     play another deal (docs/rules.md 3.25). Undecided after ``max_deals`` deals: not counted.
+
+    The draws do not depend on the scores (each round draws the next 16 deal indices of every
+    match, ended or not), so two calls with the same ``rng`` seed and the same number of deals
+    play their matches on the same draws (common random numbers). ``twins`` (duplicate design:
+    deals ``2k`` and ``2k + 1`` are one deck with the sides swapped): half the matches are
+    drawn, and each is played again with every deal replaced by its deck twin (``i ^ 1``), as
+    in duplicate bridge; if the two sides are the same strategy, the twin match is the first
+    one mirrored and the share is exactly 1/2.
     """
     n = len(a)
-    ta = np.zeros(n_matches)
-    tb = np.zeros(n_matches)
-    live = np.arange(n_matches)
+    if twins and n % 2:
+        raise ValueError(f"twin matches need deals in pairs (a deck's two deals), got {n} deals")
+    drawn = n_matches // 2 if twins else n_matches
+    total = 2 * drawn if twins else drawn
+    ta = np.zeros(total)
+    tb = np.zeros(total)
+    live = np.arange(total)
     wins = 0
     step = 16
     for _ in range(0, max_deals, step):
         if not len(live):
             break
-        idx = rng.integers(0, n, size=(len(live), step))
+        idx = rng.integers(0, n, size=(drawn, step))
+        idx = (np.concatenate([idx, idx ^ 1]) if twins else idx)[live]
         ca = ta[live, None] + np.cumsum(a[idx], axis=1)
         cb = tb[live, None] + np.cumsum(b[idx], axis=1)
         done = ((ca >= target) | (cb >= target)) & (ca != cb)
@@ -236,7 +251,7 @@ def _play_matches(a, b, target: int, n_matches: int, rng, max_deals: int = 2000)
         ta[live[keep]] = ca[keep, -1]
         tb[live[keep]] = cb[keep, -1]
         live = live[keep]
-    return wins, n_matches - len(live)
+    return wins, total - len(live)
 
 
 def _play_matches3(a, b, c, target: int, n_matches: int, rng, max_deals: int = 2000) -> tuple[int, int]:
@@ -280,6 +295,7 @@ def match_win_prob(
     boot_matches: int = 4000,
     seed: int = 0,
     c_units=None,
+    twins: bool = False,
 ) -> tuple[float, float, float]:
     """Probability that side ``a`` wins a match to ``target`` points, by resampling deals.
 
@@ -294,6 +310,14 @@ def match_win_prob(
         A third player's deal scores, the same shape (three-player table, tranca-3p: a
         deck of the rotation design has 3 deals): the matches are then among three
         (:func:`_play_matches3`) and the fair share of each is 1/3.
+    seed : int
+        Seed of the draws. Two sides' probabilities computed with the same seed on the same
+        number of units use the same draws of deals and of bootstrap units (common random
+        numbers; :func:`_play_matches`), so identical deal scores give identical figures.
+    twins : bool
+        Duplicate design (two-player only): ``a_units``/``b_units`` have 2 columns, a deck's
+        two deals with the sides swapped; every drawn match is also played on the deck twins
+        of its deals (:func:`_play_matches`), so a side equal to its opponent gets exactly 1/2.
 
     Returns
     -------
@@ -317,11 +341,13 @@ def match_win_prob(
         c_u = None if c_u is None else c_u[:, None]
     if len(a_u) < 2:
         return (math.nan, math.nan, math.nan)
+    if twins and (c_u is not None or a_u.shape[1] != 2):
+        raise ValueError("twin matches need two sides and units of a deck's two deals (2 columns)")
     rng = np.random.default_rng(seed)
 
     def play(pick, count):
         if c_u is None:
-            return _play_matches(a_u[pick].ravel(), b_u[pick].ravel(), target, count, rng)
+            return _play_matches(a_u[pick].ravel(), b_u[pick].ravel(), target, count, rng, twins=twins)
         return _play_matches3(a_u[pick].ravel(), b_u[pick].ravel(), c_u[pick].ravel(), target, count, rng)
 
     w, d = play(slice(None), n_matches)

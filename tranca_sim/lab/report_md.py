@@ -39,6 +39,19 @@ DESIGNS = {
 }
 
 
+
+# how the resampled matches' draws are paired (tables._comparison_rows, inference.match_win_prob)
+_MATCH_DRAWS = {
+    "duplicate": "every variant's matches draw the same deals (one seed, common random numbers), and each "
+    "drawn match is played a second time on the deck twins of its deals (the same cards, sides swapped), "
+    "so a variant that plays as the baseline gets exactly 50%",
+    "fixed-opponent": "the baseline's probability is computed on the deals the variant's is built from (the "
+    "baseline run's first deals, paired with the variant's), with the same draws of deals and of bootstrap "
+    "units (one seed for the baseline and every variant: common random numbers), so a variant that plays "
+    "as the baseline gets the same figure",
+    "rotation": "every variant's matches draw the same deals (one seed, common random numbers)",
+}
+
 def _get(spec: dict, *names, default=None):
     for n in names:
         cur = spec
@@ -373,6 +386,8 @@ def render_markdown(
             "going-out shares, and the probability of winning a match to the preset's target"
         )
         + (f" ({comp['match_method'][0]})" if comp.height and "match_method" in comp.columns else "")
+        + "; "
+        + _MATCH_DRAWS.get(design, _MATCH_DRAWS["rotation"])
         + "."
     )
     out += [

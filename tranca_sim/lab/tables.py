@@ -175,8 +175,8 @@ def comparison_table(exp, backend: str = "polars", match_seed: int | None = None
         preset's ``match_target``, by resampled deals: the variant against the
         baseline in the duplicate design, against the opponent in the
         fixed-opponent design), ``match_win_baseline`` (fixed-opponent: the
-        baseline's own match-win probability against the opponent, to read beside
-        the variant's; NaN in the duplicate design), ``var_ratio_design``, ``var_ratio_plain``,
+        baseline's own match-win probability against the opponent in the variant's deals, with
+        the same draws: identical scores give identical figures; NaN in the other designs), ``var_ratio_design``, ``var_ratio_plain``,
         ``var_ratio_vs_plain`` (duplicate: design / plain pairing at equal deals), ``corr_swap`` (see :mod:`tranca_sim.lab.designs`),
         ``own_gain`` with ``own_lo``/``own_hi`` and ``var_ratio_own`` (rotation design only, else NaN:
         the variant's own score minus the baseline's in the same seat at the all-baseline table,
@@ -205,14 +205,11 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
     base = _shared_run(exp)
     seed0 = spec["seed"] if match_seed is None else match_seed
     # fixed-opponent: the match column is each strategy against the opponent, so the baseline's own
-    # probability (its run, side A against the opponent's side B) is given beside each variant's
-    mw_base = math.nan
-    if base is not None and not rot:
-        score = np.asarray(base["score"], dtype=np.float64)
-        sa, sb = score[0::2, None], score[1::2, None]
-        mw_base = match_win_prob(sa, sb, target, level=1 - alpha, seed=seed0 % 2**63)[0]
+    # probability is given beside each variant's, from the same deals (the baseline run's first
+    # n_deals, paired with the variant's) and the same draws (one seed for every variant and the
+    # baseline: common random numbers), so identical deal scores give identical figures
     rows = []
-    for i, v in enumerate(spec["variants"]):
+    for v in spec["variants"]:
         pu = paired_units(exp, v["label"], base)
         tt = t_test(pu.units, 1 - alpha)
         if stop.get("sequential"):
@@ -221,9 +218,13 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
         else:
             lo, hi, p = tt["lo"], tt["hi"], tt["p_value"]
             half = (hi - lo) / 2 if math.isfinite(hi - lo) else math.nan
+        mseed = seed0 % 2**63
         mp = match_win_prob(
-            pu.match_a, pu.match_b, target, level=1 - alpha, seed=(seed0 + i) % 2**63, c_units=pu.match_c
+            pu.match_a, pu.match_b, target, level=1 - alpha, seed=mseed, c_units=pu.match_c, twins=dup
         )
+        mw_base = math.nan
+        if pu.match_base_a is not None:
+            mw_base = match_win_prob(pu.match_base_a, pu.match_base_b, target, level=1 - alpha, seed=mseed)[0]
         own = _own_interval(pu, v, stop, rho2, alpha)
         rows.append(
             {

@@ -1,0 +1,79 @@
+"""A fresh user's finding: a variant equal to the baseline got a different match-win probability
+(fixed-opponent: ``97.8% vs 98.1%`` beside a difference of exactly +0.0; duplicate: 49.8%), because
+each variant's matches drew with its own seed (``seed + i``) and, in the fixed-opponent design, the
+baseline's figure came from its whole run rather than the variant's deals."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from tranca_sim.cli import main
+from tranca_sim.lab.experiment import load_experiment
+from tranca_sim.lab.inference import match_win_prob
+from tranca_sim.lab.tables import comparison_table
+
+
+def test_twin_matches_of_mirrored_decks_are_exactly_one_half():
+    # a deck played twice with the sides swapped by the same strategy: deal 2 is deal 1 mirrored
+    rng = np.random.default_rng(11)
+    x = rng.integers(-200, 900, size=60).astype(float)
+    y = rng.integers(-200, 900, size=60).astype(float)
+    a = np.column_stack([x, y])  # side a's score in the deck's two deals
+    b = np.column_stack([y, x])
+    p, lo, hi = match_win_prob(a, b, 1000, n_matches=4000, n_boot=20, boot_matches=400, seed=5, twins=True)
+    assert p == 0.5
+    assert lo < 0.5 < hi
+
+
+def test_twin_matches_keep_a_clear_winner():
+    # side a scores 100 more in every deal: it wins every match, twins or not
+    a = np.full((30, 2), 300.0)
+    b = np.full((30, 2), 200.0)
+    assert match_win_prob(a, b, 1000, n_matches=2000, n_boot=10, boot_matches=200, twins=True)[0] == 1.0
+
+
+def test_twin_matches_need_two_deals_per_unit():
+    with pytest.raises(ValueError, match="2 columns"):
+        match_win_prob(np.ones((5, 1)), np.ones((5, 1)), 1000, twins=True)
+
+
+SAME = """
+title = "A variant equal to the baseline"
+question = "Is basic as good as basic?"
+preset = "tranca-2p"
+baseline = "basic"
+design = "{design}"
+{opponent}
+seed = 3
+batch = 40
+budget = 40
+[[variants]]
+label = "lock"
+strategy = "basic:black3_lock=1"
+[[variants]]
+label = "same"
+strategy = "basic"
+"""
+
+
+@pytest.mark.parametrize("design", ["fixed-opponent", "duplicate"])
+def test_a_variant_equal_to_the_baseline_gets_the_baselines_match_figure(tmp_path, capsys, design):
+    toml = tmp_path / "same.toml"
+    opponent = 'opponent = "basic:black3_lock=1"' if design == "fixed-opponent" else ""
+    toml.write_text(textwrap.dedent(SAME.format(design=design, opponent=opponent)), encoding="utf-8")
+    assert main(["experiment", str(toml), "--out", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    comp = comparison_table(load_experiment(tmp_path / "out"))
+    row = comp.row(comp["variant"].to_list().index("same"), named=True)
+    assert row["mean"] == 0.0 and row["sd"] == 0.0  # the same play: every deal scores the same
+    if design == "fixed-opponent":
+        assert np.isfinite(row["match_win_prob"])
+        assert row["match_win_prob"] == row["match_win_baseline"]
+    else:
+        assert row["match_win_prob"] == 0.5
+        assert row["match_win_lo"] < 0.5 < row["match_win_hi"]
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "common random numbers" in report  # the Design section says how the draws are paired
