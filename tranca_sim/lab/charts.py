@@ -280,7 +280,11 @@ def score_distribution_plot(scores: pl.DataFrame, info: ChartInfo) -> Figure:
 # ---- sweep curves ----------------------------------------------------------------------
 @_fitted
 def sweep_plot(
-    sweep: pl.DataFrame, info: ChartInfo, note: str = "", baseline_value: float | None = None
+    sweep: pl.DataFrame,
+    info: ChartInfo,
+    note: str = "",
+    baseline_value: float | None = None,
+    family: int | None = None,
 ) -> Figure:
     """One panel per swept parameter: the mean score difference against the baseline at each
     value, with its 95% band; points significant after Holm in red.  The grid values are
@@ -294,7 +298,11 @@ def sweep_plot(
         What the parameter means (the experiment file's ``[sweep] note``), the subtitle.
     baseline_value : float, optional
         The grid value that is the baseline itself; its tick is marked "(baseline)".
+    family : int, optional
+        Number of comparisons the Holm correction ran over (the experiment's variants, tips and
+        grid points: :func:`tranca_sim.lab.tables.sweep_table`); named in the legend.
     """
+    holm = "Holm" if family is None else f"Holm over the experiment's {plural(family, 'comparison')}"
     params = sweep["param"].unique(maintain_order=True).to_list()
     k = max(len(params), 1)
     fig = _figure(1.4 + 3.0 * k, info)
@@ -313,7 +321,7 @@ def sweep_plot(
         tested = np.isfinite(s["p_holm"].to_numpy().astype(float))  # one deck: no interval, no p
         if (~sig & tested & shown).any():
             no = ~sig & tested
-            ax.plot(x[no], m[no], "s", color=_NOT, mfc="white", ls="", label="not significant after Holm")
+            ax.plot(x[no], m[no], "s", color=_NOT, mfc="white", ls="", label=f"not significant after {holm}")
         if (~tested & shown).any():
             ax.plot(
                 x[~tested],
@@ -325,7 +333,7 @@ def sweep_plot(
                 label=_UNTESTED_LABEL,
             )
         if (sig & shown).any():
-            ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label="significant after Holm")
+            ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label=f"significant after {holm}")
         ax.axhline(0, color="black", lw=0.8)
         ax.set_xlabel(f"value of {param} (grid values evenly spaced, not to scale)")
         ax.set_ylabel(f"variant − {info.baseline}\n(points per deal)")

@@ -414,7 +414,8 @@ def render_markdown(
         out += [
             "## Sweep table",
             "",
-            f"Variant minus baseline `{base}` at each value of the swept parameter; Holm over the sweep's points.",
+            f"Variant minus baseline `{base}` at each value of the swept parameter; Holm over all "
+            f"{plural(data.comparison.height, 'variant')}, the same family as the tip table.",
             "",
             _table(
                 sw,

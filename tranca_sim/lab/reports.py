@@ -500,7 +500,7 @@ def write_report(out_dir, data: ReportData | None = None, shown_dir=None) -> lis
     if data.sweep is not None and data.sweep.height:
         sw = data.spec["sweep"] if isinstance(data.spec.get("sweep"), dict) else {}
         figures["sweep"] = charts.sweep_plot(
-            data.sweep, info, sw.get("note") or "", _sweep_baseline_value(data)
+            data.sweep, info, sw.get("note") or "", _sweep_baseline_value(data), family=data.comparison.height
         )
     n_strategies = data.deals.filter(~pl.col("label").str.starts_with("opponent: "))["label"].n_unique()
     note = (

@@ -300,8 +300,9 @@ def sweep_table(exp, backend: str = "polars"):
     """The sweep's curve: one row per grid value, or ``None`` if the experiment has no sweep.
 
     Columns :data:`SWEEP_COLUMNS` (``value`` ascending); ``mean``, ``lo``,
-    ``hi``, ``p_value`` as in :func:`comparison_table`; ``p_holm`` is
-    Holm-adjusted over the sweep's points only.
+    ``hi``, ``p_value`` and ``p_holm`` as in :func:`comparison_table`: Holm-adjusted over all
+    the experiment's variants (tips and grid points), one family with the tip table and the
+    Design section's family-wise error.
     """
     sweep = exp.spec.get("sweep")
     if not sweep:
@@ -309,8 +310,7 @@ def sweep_table(exp, backend: str = "polars"):
     import polars as pl
 
     df = comparison_table(exp).filter(pl.col("param") == sweep["param"]).sort("value")
-    holm, _, _ = adjust_p(df["p_value"].to_numpy(), exp.spec["stopping"]["alpha"])
-    df = df.with_columns(p_holm=pl.Series(holm, dtype=pl.Float64)).select(list(SWEEP_COLUMNS))
+    df = df.select(list(SWEEP_COLUMNS))
     return df.to_pandas() if backend == "pandas" else df
 
 
