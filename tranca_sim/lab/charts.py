@@ -14,6 +14,7 @@ All score axes are in **points per deal** (the score of one side in one deal,
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import numpy as np
@@ -297,7 +298,11 @@ def sweep_plot(
     note : str
         What the parameter means (the experiment file's ``[sweep] note``), the subtitle.
     baseline_value : float, optional
-        The grid value that is the baseline itself; its tick is marked "(baseline)".
+        The swept parameter's value in the baseline strategy (its difference is 0 by definition):
+        on the grid, that value's tick is marked "(baseline)"; off the grid (basic's default
+        ``morto_stock=108`` beside a grid 30, 15, 0), it gets its own category in value order,
+        a black diamond at 0 and a tick marked "(baseline)", and the legend says it was not
+        played as a grid point.
     family : int, optional
         Number of comparisons the Holm correction ran over (the experiment's variants, tips and
         grid points: :func:`tranca_sim.lab.tables.sweep_table`); named in the legend.
@@ -311,6 +316,10 @@ def sweep_plot(
         s = sweep.filter(pl.col("param") == param).sort("value")
         values = s["value"].to_numpy().astype(float)
         x = np.arange(len(values), dtype=float)  # evenly spaced: the grid is categorical
+        off_grid = baseline_value is not None and math.isfinite(baseline_value) and baseline_value not in values
+        if off_grid:  # the baseline's own value gets its own category, in value order
+            bx = float(np.searchsorted(values, baseline_value))
+            x = np.where(np.arange(len(values)) >= bx, x + 1, x)
         m, lo, hi = (s[c].to_numpy().astype(float) for c in ("mean", "lo", "hi"))
         sig = s["p_holm"].to_numpy().astype(float) < 0.05
         # the legend lists only what is drawn: no interval (too few units), no significant point ...
@@ -334,11 +343,19 @@ def sweep_plot(
             )
         if (sig & shown).any():
             ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label=f"significant after {holm}")
+        if off_grid:
+            ax.plot(
+                [bx], [0.0], "D", color="black", ms=6, ls="",
+                label=f"baseline's own value ({baseline_value:g}; off the grid, difference 0 by definition)",
+            )  # fmt: skip
         ax.axhline(0, color="black", lw=0.8)
         ax.set_xlabel(f"value of {param} (grid values evenly spaced, not to scale)")
         ax.set_ylabel(f"variant − {info.baseline}\n(points per deal)")
         ax.grid(color="#eeeeee", lw=0.6)
         ticks = [f"{v:g}" + ("\n(baseline)" if v == baseline_value else "") for v in values]
+        if off_grid:
+            ticks.insert(int(bx), f"{baseline_value:g}\n(baseline)")
+            x = np.arange(len(ticks), dtype=float)
         ax.set_xticks(x, ticks)
         if len(x) > 12:
             ax.tick_params(axis="x", labelsize=7)

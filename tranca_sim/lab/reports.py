@@ -429,13 +429,35 @@ def pooled_note(data: ReportData, short: bool = False) -> str:
     )
 
 
+def _strategy_params(text: str) -> tuple[str, dict[str, float]] | None:
+    """``("basic", {"morto_stock": 108.0, ...})`` from a canonical strategy text
+    ``name:k=v,k=v``; None if a value is not a number."""
+    name, _, rest = str(text).partition(":")
+    try:
+        return name, {k: float(v) for k, v in (kv.split("=", 1) for kv in rest.split(",") if kv)}
+    except ValueError:
+        return None
+
+
 def _sweep_baseline_value(data: ReportData) -> float | None:
-    """The grid value of the sweep whose strategy is the baseline itself, if any."""
+    """The swept parameter's value in the baseline strategy: the grid value whose strategy is the
+    baseline itself, else (off the grid) the baseline's own value of the parameter when the
+    sweep's strategies are the baseline's with only that parameter changed; None otherwise."""
     c = data.comparison
     if data.sweep is None or not c.height or "param" not in c.columns:
         return None
     same = c.filter(pl.col("param").is_not_null() & (pl.col("strategy") == pl.col("baseline")))
-    return float(same["value"][0]) if same.height else None
+    if same.height:
+        return float(same["value"][0])
+    pts = c.filter(pl.col("param").is_not_null())
+    if not pts.height:
+        return None
+    param = str(pts["param"][0])
+    base, point = _strategy_params(c["baseline"][0]), _strategy_params(pts["strategy"][0])
+    if base is None or point is None or base[0] != point[0] or param not in base[1]:
+        return None
+    others = ({k: v for k, v in d.items() if k != param} for d in (base[1], point[1]))
+    return base[1][param] if next(others) == next(others) else None
 
 
 # ---- the report -----------------------------------------------------------------------
