@@ -77,3 +77,35 @@ def test_a_variant_equal_to_the_baseline_gets_the_baselines_match_figure(tmp_pat
         assert row["match_win_lo"] < 0.5 < row["match_win_hi"]
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "common random numbers" in report  # the Design section says how the draws are paired
+
+
+class _SpyRng:
+    """A numpy Generator that records the shape of every ``integers`` draw."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.sizes = []
+
+    def integers(self, lo, hi, size):
+        self.sizes.append(tuple(size))
+        return self.rng.integers(lo, hi, size=size)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_match_draws_do_not_depend_on_the_scores(players):
+    # matches end at different deals (some in the first deal, some much later): every round still
+    # draws the next deals of all the matches, so two strategies' matches use the same draws
+    from tranca_sim.lab.inference import _play_matches, _play_matches3
+
+    a = np.zeros(20)
+    a[0] = 5000.0  # a wins a match that draws deal 0 before b reaches the target (about 18 deals)
+    b = np.full(20, 60.0)
+    b[0] = 0.0
+    spy = _SpyRng(4)
+    if players == 2:
+        w, d = _play_matches(a, b, 1000, 50, spy)
+    else:
+        w, d = _play_matches3(a, b, b / 2, 1000, 50, spy)
+    assert d == 50 and 0 < w < 50
+    assert len(spy.sizes) > 1  # the matches without deal 0 went on
+    assert set(spy.sizes) == {(50, 16)}

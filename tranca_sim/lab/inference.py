@@ -260,7 +260,8 @@ def _play_matches3(a, b, c, target: int, n_matches: int, rng, max_deals: int = 2
 
     Deals are drawn with replacement; scores add up; once the highest total is at ``target``,
     the side strictly highest wins; a tie at the top plays another deal (docs/schema.md
-    ``match_winner``, VARIANTS 15). Undecided after ``max_deals`` deals: not counted.
+    ``match_winner``, VARIANTS 15). Undecided after ``max_deals`` deals: not counted. As in
+    :func:`_play_matches`, the draws do not depend on the scores (common random numbers).
     """
     n = len(a)
     tot = np.zeros((3, n_matches))
@@ -270,7 +271,7 @@ def _play_matches3(a, b, c, target: int, n_matches: int, rng, max_deals: int = 2
     for _ in range(0, max_deals, step):
         if not len(live):
             break
-        idx = rng.integers(0, n, size=(len(live), step))
+        idx = rng.integers(0, n, size=(n_matches, step))[live]  # draws independent of the scores
         cum = np.stack([tot[j, live, None] + np.cumsum(s[idx], axis=1) for j, s in enumerate((a, b, c))])
         top = cum.max(axis=0)
         alone = (cum == top).sum(axis=0) == 1
