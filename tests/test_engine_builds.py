@@ -273,6 +273,7 @@ def test_in_threads_drops_unstarted_blocks_after_an_error():
     """An error in one block (or Ctrl-C) stops the chunk: the blocks not yet started are not
     played, the running ones end, and the error reaches the caller (kernel.in_threads)."""
     import threading
+    import time
 
     import numba
 
@@ -289,6 +290,10 @@ def test_in_threads_drops_unstarted_blocks_after_an_error():
             first.set()
             raise KeyboardInterrupt
         first.wait(5)  # the failing block has run before any other block ends
+        # a real block is a nogil kernel call of milliseconds, which leaves the GIL to the calling
+        # thread; a block of pure Python that held it would run the pool dry before the caller
+        # could cancel (96 of 100 blocks started when this test ran alone)
+        time.sleep(0.02)
 
     old = numba.get_num_threads()
     numba.set_num_threads(2)
