@@ -57,10 +57,11 @@ from tranca_sim.rules import PRESETS, R_MELD_RUNS, R_MELD_SETS, R_THREES_SPECIAL
 TRANCA = get_preset("tranca")
 
 
-def _pubs(st, rp, seat, start):
-    """``start`` (the turn's fill_pub) refreshed, and a fresh fill_pub of the same state."""
+def _pubs(st, rp, seat, start, refresh=refresh_pub):
+    """``start`` (the turn's fill_pub) refreshed by ``refresh`` (:func:`refresh_pub`, or
+    :func:`refresh_pub_meld` for the meld phase), and a fresh fill_pub of the same state."""
     refreshed = start.copy()
-    refresh_pub(st, rp, seat, refreshed)
+    refresh(st, rp, seat, refreshed)
     fresh = np.zeros(PUB_LEN, np.int32)  # as the engine's pub (slots past the table's sides stay 0)
     fill_pub(st, rp, seat, fresh)
     return refreshed, fresh
@@ -161,13 +162,11 @@ def test_meld_refresh_after_the_morto_brings_a_red3_and_the_stock_runs_out():
         stock=[],
         mortos={0: "3D 4S 5S", 1: "7H 8H"},
     )
-    pub = np.zeros(PUB_LEN, np.int32)
-    fill_pub(st, rp, 0, pub)  # the meld phase's first refresh: everything
+    start = np.zeros(PUB_LEN, np.int32)
+    fill_pub(st, rp, 0, start)  # the meld phase's first refresh: everything
     apply_meld_action(st, rp, 0, A_NEW, 12, NEW_3NAT)
     assert not after_meld(st, rp, 0)
-    refresh_pub_meld(st, rp, 0, pub)
-    fresh = np.zeros(PUB_LEN, np.int32)
-    fill_pub(st, rp, 0, fresh)
+    pub, fresh = _pubs(st, rp, 0, start, refresh_pub_meld)
     assert pub.tolist() == fresh.tolist()
     assert (pub[PUB_MORTO + 0], pub[PUB_MORTO + 1], pub[PUB_STOCK_N]) == (MS_DIRECT, MS_STOCK, 1)
     assert (pub[PUB_RED3 + 0], pub[PUB_N_MELDS + 0], pub[PUB_HAND_N + 0], pub[PUB_MELDED_NOW]) == (1, 1, 3, 1)
