@@ -549,27 +549,6 @@ def pile_fit_share(obs):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def _run_meldable(obs, side, k):
-    """The natural ``k`` can be melded at once in a run: onto an end of one of the side's runs of
-    its suit, or with two naturals of its suit from the hand (k-2 k-1, k-1 k+1 or k+1 k+2; the
-    ace high above the K, low below the 2)."""
-    if _run_keep(obs, side, k) >= 50:
-        return True
-    s = k // 13
-    r = k % 13 + 1
-    have = 0  # bit d + 2: the hand holds the natural d places from k (d = -2..2)
-    for d in (-2, -1, 1, 2):
-        q = r + d
-        if q == 0:
-            q = 13
-        elif q == 14 or q == 15:
-            q -= 13
-        if 1 <= q <= 13 and q != r and obs.hand[s * 13 + q - 1] > 0:
-            have |= 1 << (d + 2)
-    return (have & 3) == 3 or (have & 10) == 10 or (have & 24) == 24
-
-
-@njit(cache=True, _nrt=False, forceinline=True)
 def _open_pile_fits_runs(prm, obs):
     """Runs only (``meld_sets`` off, open ``buraco``): every card taken that is not melded counts
     against the side and keeps its hand from emptying (004 tip 3), so the open pile is taken
@@ -590,9 +569,10 @@ def _open_pile_fits_runs(prm, obs):
         room = obs.pub[PUB_CAN_EMPTY] != 0
         if is_wild(t) or not (hn >= 4 or room):
             return False
-        # _run_meldable(obs, side, t) from the fit mask's run ends and the hand's bits: _run_keep of a
-        # natural is 50 or more exactly when a run takes it at an end and none covers its place (the
-        # hand's neighbours add at most 46); the pairs of neighbours as _run_meldable's have bits
+        # the natural t can be melded at once in a run: onto an end of one of the side's runs of its
+        # suit that no run covers (the fit mask's run ends: _run_keep 50 or more; the hand's
+        # neighbours add at most 46), or with two naturals of its suit from the hand (t-2 t-1, t-1 t+1
+        # or t+1 t+2; the ace high above the K, low below the 2), read from the hand's bits
         if (run_ends >> t) & 1:
             return True
         nb = _suit_nb((held >> (13 * (t // 13))) & 0x1FFF)
