@@ -208,6 +208,8 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
     # probability is given beside each variant's, from the same deals (the baseline run's first
     # n_deals, paired with the variant's) and the same draws (one seed for every variant and the
     # baseline: common random numbers), so identical deal scores give identical figures
+    mseed = seed0 % 2**63
+    mw_base_by_units: dict[int, float] = {}  # the baseline's figure depends only on how many deals
     rows = []
     for v in spec["variants"]:
         pu = paired_units(exp, v["label"], base)
@@ -218,13 +220,17 @@ def _comparison_rows(exp, match_seed) -> list[dict]:
         else:
             lo, hi, p = tt["lo"], tt["hi"], tt["p_value"]
             half = (hi - lo) / 2 if math.isfinite(hi - lo) else math.nan
-        mseed = seed0 % 2**63
         mp = match_win_prob(
             pu.match_a, pu.match_b, target, level=1 - alpha, seed=mseed, c_units=pu.match_c, twins=dup
         )
         mw_base = math.nan
-        if pu.match_base_a is not None:
-            mw_base = match_win_prob(pu.match_base_a, pu.match_base_b, target, level=1 - alpha, seed=mseed)[0]
+        if pu.match_base_a is not None:  # the baseline run's first n deals: the same for equal n
+            nb = len(pu.match_base_a)
+            if nb not in mw_base_by_units:
+                mw_base_by_units[nb] = match_win_prob(
+                    pu.match_base_a, pu.match_base_b, target, level=1 - alpha, seed=mseed
+                )[0]
+            mw_base = mw_base_by_units[nb]
         own = _own_interval(pu, v, stop, rho2, alpha)
         rows.append(
             {
