@@ -88,5 +88,5 @@ def test_sweep_chart_names_the_family():
     )  # fmt: skip
     fig = charts.sweep_plot(sweep, charts.ChartInfo("foot", "basic"), family=6)
     labels = fig.axes[0].get_legend_handles_labels()[1]
-    assert "significant after Holm over the experiment's 6 comparisons" in labels
-    assert "not significant after Holm over the experiment's 6 comparisons" in labels
+    assert "significant after Holm over the experiment's 6 comparisons: adjusted p ≤ 0.05" in labels
+    assert "not significant after Holm over the experiment's 6 comparisons: adjusted p > 0.05" in labels

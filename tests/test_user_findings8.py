@@ -246,6 +246,7 @@ def test_one_deck_charts_say_not_tested_and_list_only_drawn_marks(tmp_path):
     )  # fmt: skip
     fig = charts.sweep_plot(sweep, info)
     assert _legend(fig) == [
-        "95% interval", "not significant after Holm", "not tested (too few deals)", "significant after Holm"
+        "95% interval", "not significant after Holm: adjusted p > 0.05", "not tested (too few deals)",
+        "significant after Holm: adjusted p ≤ 0.05",
     ]  # fmt: skip
     fig.savefig(tmp_path / "one_deck_sweep.png")

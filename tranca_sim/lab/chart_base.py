@@ -73,6 +73,11 @@ class ChartInfo:
         effect the variant's margin over the two baseline players at its table.
     seats : int
         Seats at the table (4; 2 or 3 at the solo tables): the turns of one round.
+    alpha : float
+        The experiment's ``[stopping] alpha``: its comparisons' intervals are ``1 - alpha``
+        intervals and a variant (or sweep point) is significant when its Holm-adjusted p-value
+        is at most ``alpha`` (:func:`tranca_sim.lab.inference.adjust_p`); the forest and sweep
+        charts mark and say so.
     """
 
     footnote: str
@@ -80,6 +85,12 @@ class ChartInfo:
     pooled: str = ""
     design: str = ""
     seats: int = 4
+    alpha: float = 0.05
+
+    @property
+    def level(self) -> str:
+        """The comparisons' interval level in percent, as the tables write it: ``"95%"``."""
+        return f"{round(100 * (1 - self.alpha)):d}%"
 
 
 def _baseline_row(info: ChartInfo, legend: bool = False) -> str | None:

@@ -71,8 +71,9 @@ END_COLORS = {
 # ---- forest plot -----------------------------------------------------------------------
 @_fitted
 def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = None) -> Figure:
-    """Forest plot: each variant's mean score difference against the baseline with its 95%
-    interval, sorted by effect, a zero line, Holm-significant variants in red.
+    """Forest plot: each variant's mean score difference against the baseline with its
+    ``1 - info.alpha`` interval (95% by default), sorted by effect, a zero line, Holm-significant
+    variants (``holm_significant``: adjusted p at most the experiment's alpha) in red.
 
     Parameters
     ----------
@@ -130,7 +131,7 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
             color=_SIG if sig[i] else "#333333",
         )
     tested = bool(has_ci.any())  # one deck: no interval for any variant, so no test and no red mark
-    drawn = "points per deal, 95% interval" if tested else "points per deal"
+    drawn = f"points per deal, {info.level} interval" if tested else "points per deal"
     if info.design == "rotation":
         ax.set_xlabel(
             f"margin: variant − mean of the two {info.baseline.removesuffix(' (baseline)')} players at its "
@@ -163,7 +164,7 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     if (~has_ci & np.isfinite(mean)).any():
         handles.append(_untested_handle())
     ax.annotate(
-        "mean [95% interval]",
+        f"mean [{info.level} interval]",
         xy=(1.01, n - 0.3),
         xycoords=("axes fraction", "data"),
         va="bottom",
@@ -179,11 +180,16 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     # the correction ran over the whole family; the chart may draw fewer (the tips, not the sweep)
     over = plural(fam, "comparison") if fam == n else f"the experiment's {fam} comparisons ({n} drawn)"
     if tested:
-        sub = f"mean over {units}s with 95% interval; red: Holm-adjusted p < 0.05 over {over}"
+        sub = (
+            f"mean over {units}s with {info.level} interval; "
+            f"red: Holm-adjusted p < {info.alpha:g} over {over}"
+        )
     else:  # what is drawn: the means alone
         most = c["n_units"].max() if "n_units" in c.columns else None
         per = f" ({plural(int(most), units)} a variant)" if most is not None and np.isfinite(most) else ""
-        sub = f"mean over {units}s; too few {units}s{per} for a 95% interval, so no variant is tested"
+        sub = (
+            f"mean over {units}s; too few {units}s{per} for a {info.level} interval, so no variant is tested"
+        )
     # ending short of the axes' right end, where the "mean [95% interval]" header stands
     _title(ax, title, sub, 90, within_axes=True)
     return fig
@@ -288,7 +294,8 @@ def sweep_plot(
     family: int | None = None,
 ) -> Figure:
     """One panel per swept parameter: the mean score difference against the baseline at each
-    value, with its 95% band; points significant after Holm in red.  The grid values are
+    value, with its ``1 - info.alpha`` band (95% by default); points whose Holm-adjusted p-value
+    is at most the experiment's ``info.alpha`` in red, the legend saying the level.  The grid values are
     evenly spaced (a categorical axis: a grid such as 0, 5, ..., 40, 108 leaves no empty gap).
 
     Parameters
@@ -321,16 +328,17 @@ def sweep_plot(
             bx = float(np.searchsorted(values, baseline_value))
             x = np.where(np.arange(len(values)) >= bx, x + 1, x)
         m, lo, hi = (s[c].to_numpy().astype(float) for c in ("mean", "lo", "hi"))
-        sig = s["p_holm"].to_numpy().astype(float) < 0.05
+        sig = s["p_holm"].to_numpy().astype(float) <= info.alpha  # holm_significant of the tip table
         # the legend lists only what is drawn: no interval (too few units), no significant point ...
         if np.isfinite(lo).any() and np.isfinite(hi).any():
-            ax.fill_between(x, lo, hi, color="#aed6f1", alpha=0.8, lw=0, label="95% interval")
+            ax.fill_between(x, lo, hi, color="#aed6f1", alpha=0.8, lw=0, label=f"{info.level} interval")
         ax.plot(x, m, "-", color="#1b4f72", lw=1.5)
         shown = np.isfinite(m)
         tested = np.isfinite(s["p_holm"].to_numpy().astype(float))  # one deck: no interval, no p
         if (~sig & tested & shown).any():
             no = ~sig & tested
-            ax.plot(x[no], m[no], "s", color=_NOT, mfc="white", ls="", label=f"not significant after {holm}")
+            not_sig = f"not significant after {holm}: adjusted p > {info.alpha:g}"
+            ax.plot(x[no], m[no], "s", color=_NOT, mfc="white", ls="", label=not_sig)
         if (~tested & shown).any():
             ax.plot(
                 x[~tested],
@@ -342,7 +350,8 @@ def sweep_plot(
                 label=_UNTESTED_LABEL,
             )
         if (sig & shown).any():
-            ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label=f"significant after {holm}")
+            is_sig = f"significant after {holm}: adjusted p ≤ {info.alpha:g}"
+            ax.plot(x[sig], m[sig], "o", color=_SIG, ls="", label=is_sig)
         if off_grid:
             ax.plot(
                 [bx], [0.0], "D", color="black", ms=6, ls="",

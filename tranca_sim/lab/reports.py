@@ -512,6 +512,7 @@ def write_report(out_dir, data: ReportData | None = None, shown_dir=None) -> lis
         pooled_note(data, short=True),
         str(data.spec.get("design", "")),
         seats if isinstance(seats, int) and seats > 0 else 4,
+        float((data.spec.get("stopping") or {}).get("alpha", 0.05)),
     )
     figures = {
         "tip_effects": charts.forest_plot(tip_rows(data), info, family=data.comparison.height),
