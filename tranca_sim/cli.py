@@ -6,10 +6,10 @@ line ``tranca-sim: error: ...`` on stderr naming the flag, the value and what
 is allowed, and exit status 2, before any deal is simulated; so does an
 ``OSError`` while writing (disk full), after which no file is left.  An
 interrupted run (Ctrl-C, SIGTERM, SIGHUP) exits with status 130, 143 or 129
-and leaves no file.  ``simulate --check`` exits with status 1 when the
-engine's invariant checks failed (the run file is written); ``check`` exits
-with status 1 when a deal disagrees with the referee or any deal of the run
-(or log file) ended at the turn limit.
+and leaves no file, also while a user strategy loops forever.  ``simulate
+--check`` exits with status 1 when the engine's invariant checks failed (the
+run file is written); ``check`` exits with status 1 when a deal disagrees
+with the referee or any deal of the run (or log file) ended at the turn limit.
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from .cli_common import (
     _check_threads,
     _console,
     _exists_message,
+    _exit_at_once,
     _exit_now,
     _fail,
     _flag,
+    _kernel_running,
     _late_stop,
     _lock_out,
     _n_deals,
@@ -549,7 +551,12 @@ def main(argv=None) -> int:
         errors; 130 on Ctrl-C, 143 on SIGTERM, 129 on SIGHUP (the handlers
         are installed for the call and restored after it, when called from
         the main thread; a signal the caller ignores, as under ``nohup``,
-        stays ignored).  Each prints one line saying what was kept.  As the
+        stays ignored).  Each prints one line saying what was kept.  The
+        kernels play on helper threads (:func:`tranca_sim.engine.kernel.off_main_thread`),
+        so the signal is seen while they play; as the console script, when a
+        kernel thread is still running once the command has unwound (a user
+        strategy that never returns), the process ends at once (``os._exit``)
+        with that status instead of waiting for it.  As the
         console script (``argv`` None), a signal that comes after the command
         finished, while the process shuts down (numba's, Dask's and the
         libraries' teardown take a second or so), prints the same line and
@@ -559,6 +566,7 @@ def main(argv=None) -> int:
     previous = {}
     finished = False
     status = 0
+    stopped = 0  # the status of an interrupt or termination
     try:
         for sig in _SIGNALS:
             try:
@@ -570,10 +578,17 @@ def main(argv=None) -> int:
         finished = True
         return status
     except KeyboardInterrupt:
-        _fail(_stopped("interrupted", state), 130)
+        stopped = 130
+        _fail(_stopped("interrupted", state), stopped)
     except Terminated as t:
-        _fail(_stopped("terminated", state), 128 + t.signum)
+        stopped = 128 + t.signum
+        _fail(_stopped("terminated", state), stopped)
     finally:
+        if stopped and _console(argv) and _kernel_running():
+            # a kernel thread still plays (a user strategy that never returns: nothing stops a
+            # compiled loop) and Python's shutdown would wait for it forever: the command has
+            # unwound (temporary files removed, a dataset left resumable), the line is written
+            _exit_at_once(stopped)
         late = finished and bool(previous) and _console(argv)  # the process exits next
         for sig, handler in previous.items():
             signal.signal(sig, _late_stop(state) if late else handler)

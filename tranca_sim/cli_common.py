@@ -208,6 +208,29 @@ def _exit_now(status: int) -> None:
     os._exit(status or 0)
 
 
+#: the threads that run kernels: kernel.KERNEL_THREAD (the calls of the main thread, the blocks of
+#: a chunk) and parallel._InProcess's chunk thread (named here: the engine is not imported for this)
+_KERNEL_THREADS = ("tranca-sim-kernel", "tranca-chunk")
+
+
+def _kernel_running() -> bool:
+    """Whether a thread that runs kernels is still alive."""
+    import threading
+
+    return any(t.is_alive() and t.name.startswith(_KERNEL_THREADS) for t in threading.enumerate())
+
+
+def _exit_at_once(status: int) -> None:
+    """End the process now, after an interrupt or termination whose line is written, without
+    Python's shutdown, which joins every thread: a kernel thread that never returns (a user
+    strategy's endless loop) would hold it forever.  No exit function runs (the command has
+    unwound: its temporary files are removed; worker processes end with it, die_with_parent)."""
+    for f in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            f.flush()
+    os._exit(status)
+
+
 def _late_stop(state: dict):
     """The handler of SIGTERM, SIGHUP and Ctrl-C once the console script's command finished:
     the process is shutting down, so the line is written and the process ends at once."""

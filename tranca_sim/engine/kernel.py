@@ -14,6 +14,7 @@ master seed and ``i`` -- never on the thread count or the chunking.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -216,26 +217,59 @@ def _kernel_scratch(rules: Rules) -> tuple:
     )  # fmt: skip
 
 
+#: the name (prefix) of the threads that run kernels: the CLI leaves with ``os._exit`` after an
+#: interrupt while one is still alive (a user strategy's endless loop never gives it back)
+KERNEL_THREAD = "tranca-sim-kernel"
+
+
+def _wait(pool: ThreadPoolExecutor, futures) -> list:
+    """The futures' results in order; ``pool`` shut down after them.  An exception of a call is
+    raised after the running calls ended (the calls not started are dropped).  Ctrl-C or a
+    termination (a ``BaseException`` raised by the signal's handler while this thread waits, which
+    it does in an interruptible lock) is raised at once: the running calls are left to end on
+    their own, or never (a user strategy that never returns: the GIL is released, so the caller
+    unwinds, and the CLI ends the process, tranca_sim.cli.main)."""
+    try:
+        out = [f.result() for f in futures]
+    except Exception:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return out
+
+
+def off_main_thread(call: Callable[[], object]):
+    """``call()`` (a nogil kernel's call) on a helper thread when the caller is the main thread,
+    which waits for it and so still runs Python's signal handlers (Ctrl-C, SIGTERM) while the
+    kernel plays; elsewhere ``call()`` directly.  Its result, or its exception."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=KERNEL_THREAD)
+    return _wait(pool, [pool.submit(call)])[0]
+
+
 def in_threads(play_range: Callable[[int, int], None], count: int, block: int = BLOCK) -> None:
     """Call ``play_range(lo, hi)`` over ``0 .. count - 1`` in blocks of ``block`` items on
     ``numba.get_num_threads()`` threads (the calling thread's numba thread count: ``--threads``,
     ``NUMBA_NUM_THREADS``), each thread taking the next block in turn; ``play_range`` must
     release the GIL (a ``nogil`` kernel) and write only its own rows.  An exception in a block is
-    raised here."""
+    raised here.  Called from the main thread, one block too plays on a helper thread
+    (:func:`off_main_thread`), so Ctrl-C and SIGTERM are seen while the kernel plays."""
     n = min(numba.get_num_threads(), (count + block - 1) // block)
     if n <= 1:
-        play_range(0, count)
+        off_main_thread(lambda: play_range(0, count))
         return
     blocks = [(lo, min(count, lo + block)) for lo in range(0, count, block)]
-    pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="tranca-sim-kernel")
-    try:
-        for f in [pool.submit(play_range, lo, hi) for lo, hi in blocks]:
-            f.result()
-    finally:  # on an error or Ctrl-C the blocks not started are dropped, the running ones end
-        pool.shutdown(wait=True, cancel_futures=True)
+    pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix=KERNEL_THREAD)
+    # on an error the blocks not started are dropped and the running ones end; on Ctrl-C or a
+    # termination the caller leaves at once (_wait)
+    _wait(pool, [pool.submit(play_range, lo, hi) for lo, hi in blocks])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: played off the main thread (play_deck)
 def _play_stacked_nb(
     st, rp, sids, prm, master_seed, d, deck, first_seat, check, out_side, out_deal, mscore, dm
 ):
@@ -459,10 +493,11 @@ def play_deck(
     mscore = np.zeros(st.ss.shape[0], dtype=np.int64)
     if match_scores is not None:
         mscore[: len(match_scores)] = np.asarray(match_scores, dtype=np.int64)
-    _play_stacked_nb(
-        st, rp, sids, prm, np.uint64(_check_seed(master_seed)), np.int64(deal_index), arr,
+    seed = np.uint64(_check_seed(master_seed))
+    off_main_thread(lambda: _play_stacked_nb(
+        st, rp, sids, prm, seed, np.int64(deal_index), arr,
         np.int64(first_seat), bool(check), out_side[0], out_deal[0], mscore, np.int64(deal_in_match),
-    )  # fmt: skip
+    ))  # fmt: skip
     return st, columns_from_outputs(out_side, out_deal, deal_index)
 
 
