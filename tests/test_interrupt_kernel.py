@@ -200,3 +200,16 @@ def test_logging_a_looping_deal_stops(first_loop, tmp_path):
     assert got == 143, err
     assert err == "tranca-sim: error: terminated; no output file was written\n"
     assert os.listdir(tmp_path) == []
+
+
+def test_tune_stops_while_its_opponent_loops(first_loop, tmp_path):
+    """tune writes its directory only at the end: the signal comes a few seconds after the start,
+    when the trials play (the looping deal is among a trial's first decks)."""
+    seed, _ = first_loop
+    argv = ["tune", "basic", "--vs", f"{FOREVER}:forever:mode=1", "--budget", "120000", "--params", "go_out",
+            "--out", "t", "--seed", str(seed), "--no-progress"]  # fmt: skip
+    start = time.monotonic()
+    got, err, _ = _stop(argv, tmp_path, signal.SIGTERM, lambda: time.monotonic() - start > 5)
+    assert got == 143, err
+    assert err == "tranca-sim: error: terminated; t was not written (an existing one is left as it was)\n"
+    assert os.listdir(tmp_path) == []
