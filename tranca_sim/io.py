@@ -645,6 +645,21 @@ def _meta_of(p: Path, pf: pq.ParquetFile) -> dict | None:
     return meta
 
 
+def peek_meta(path) -> dict | None:
+    """The ``tranca_sim`` metadata of a run file read from its footer alone (no row is read or
+    verified: :func:`verify_run` does that); None when the file has none.
+
+    Raises
+    ------
+    RunFileError
+        As :func:`verify_run` for a missing, special, unreadable or non-Parquet file, or corrupt
+        metadata.
+    """
+    p, pf = _open(path)
+    with contextlib.closing(pf):
+        return _meta_of(p, pf)
+
+
 #: run-metadata counts and their least value (a hand-edited file or manifest may hold anything)
 META_COUNTS = (("deals", 1), ("matches", 1), ("chunk_size", 1), ("master_seed", 0))
 

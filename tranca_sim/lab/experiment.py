@@ -66,7 +66,8 @@ class ExperimentError(ValueError):
 class RunRef:
     """One run file of an experiment: ``label`` (variant label or ``"baseline"``), ``path``,
     ``side_a``, ``side_b`` (strategy texts), ``seed``, ``role`` (see :class:`designs.RunPlan`),
-    ``side_c`` (the third player's strategy text at a three-player table, else None)."""
+    ``side_c`` (the third player's strategy text at a three-player table, else None), ``deals``
+    (the deals experiment.json records for it; None in a record without them)."""
 
     label: str
     path: Path
@@ -75,6 +76,7 @@ class RunRef:
     seed: int
     role: str
     side_c: str | None = None
+    deals: int | None = None
 
 
 @dataclass
@@ -89,11 +91,15 @@ class Experiment:
 def load_experiment(out_dir) -> Experiment:
     """Read an experiment's output directory (``experiment.json`` and its run files).
 
+    Every run file's ``tranca_sim`` metadata (its footer; the rows are verified by the readers)
+    must agree with experiment.json's record of that run: :func:`check_run_meta`.
+
     Raises
     ------
     ExperimentError
         If the directory or ``experiment.json`` is missing or malformed, or a
-        run file it names is missing.
+        run file it names is missing, unreadable, has no ``tranca_sim`` metadata or metadata
+        of another run (another preset, rules, strategy, seed, deal count, label or role).
     """
     d = Path(out_dir)
     p = d / "experiment.json"
@@ -113,15 +119,95 @@ def load_experiment(out_dir) -> Experiment:
                 int(r["seed"]),
                 r["role"],
                 r.get("side_c"),
+                int(r["deals"]) if r.get("deals") is not None else None,
             )
             for r in spec["runs"]
         ]
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ExperimentError(f"{str(p)!r} is malformed: {e!r}") from None
     for r in runs:
         if not r.path.is_file():
             raise ExperimentError(f"{str(p)!r} names the run file {str(r.path)!r}, which is missing")
+    for r in runs:
+        check_run_meta(spec, r)
     return Experiment(spec, d, runs)
+
+
+def _strategy_difference(found: str, expected: str) -> str:
+    """How two canonical strategy texts (``name:k=v,...``) differ, briefly: the name, or the
+    parameters whose values differ (``morto_rush=1, not 0``)."""
+    fn, _, fr = str(found).rpartition(":") if "=" in str(found) else (str(found), "", "")
+    en, _, er = str(expected).rpartition(":") if "=" in str(expected) else (str(expected), "", "")
+    if fn != en:
+        return f"{fn!r}, not {en!r}"
+    fv = dict(kv.split("=", 1) for kv in fr.split(",") if "=" in kv)
+    ev = dict(kv.split("=", 1) for kv in er.split(",") if "=" in kv)
+    keys = dict.fromkeys([*ev, *fv])
+    diff = [f"{k}={fv.get(k, '(none)')}, not {ev.get(k, '(none)')}" for k in keys if fv.get(k) != ev.get(k)]
+    return f"{fn} with " + "; ".join(diff[:3]) + (f" (and {len(diff) - 3} more)" if len(diff) > 3 else "")
+
+
+def check_run_meta(spec: dict, run: RunRef) -> None:
+    """Check that the run file ``run.path`` is the run experiment.json (``spec``) records: its
+    ``tranca_sim`` metadata (read from the footer) must name the experiment's preset, rules and
+    rule options, the record's seed, deal count and strategy of each side, and (when recorded)
+    the record's label and role.  A key the metadata or the record leaves out is not compared
+    (files of older versions).
+
+    Raises
+    ------
+    ExperimentError
+        One line naming the file and the first differences (a buraco run copied over a tranca
+        variant's, one variant's file under another's name, a file rewritten without its
+        metadata by another tool).
+    """
+    where = f"run file {str(run.path)!r}"
+    try:
+        meta = _io.peek_meta(run.path)
+    except _io.RunFileError as e:
+        raise ExperimentError(str(e)) from None
+    if meta is None:
+        raise ExperimentError(
+            f"{where} has no {_io.META_KEY!r} metadata: not a run written by 'tranca-sim experiment' "
+            "(rewritten by another tool?); play the experiment again with --force"
+        )
+    diffs: list[str] = []
+
+    def differs(what: str, found, expected) -> None:
+        if found is not None and expected is not None and found != expected:
+            diffs.append(f"{what} {found!r}, not {expected!r}")
+
+    differs("preset", meta.get("preset"), spec.get("preset"))
+    if meta.get("preset") == spec.get("preset") or meta.get("preset") is None:
+        mr, sr = meta.get("rules"), spec.get("rules")
+        if isinstance(mr, dict) and isinstance(sr, dict) and mr != sr:
+            keys = [k for k in dict.fromkeys([*sr, *mr]) if mr.get(k) != sr.get(k)]
+            diffs.append("rules differ in " + ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else ""))
+        differs("rule options", meta.get("rule_options"), spec.get("rule_options"))
+    differs("seed", meta.get("master_seed"), run.seed)
+    differs("deals", meta.get("deals"), run.deals)
+    sides = [run.side_a, run.side_b] + ([run.side_c] if run.side_c is not None else [])
+    strategies = meta.get("strategies")
+    if isinstance(strategies, list):
+        if len(strategies) != len(sides):
+            diffs.append(f"{len(strategies)} sides, not {len(sides)}")
+        else:
+            for name, s, text in zip("ABC", strategies, sides):
+                found = s.get("text") if isinstance(s, dict) else None
+                if found is not None and found != text:
+                    diffs.append(f"side {name} plays {_strategy_difference(found, text)}")
+    tag = meta.get("experiment")
+    if isinstance(tag, dict):
+        differs("experiment", tag.get("name"), spec.get("name"))
+        differs("label", tag.get("label"), run.label)
+        differs("role", tag.get("role"), run.role)
+    if diffs:
+        raise ExperimentError(
+            f"{where} is not the run experiment.json records for {run.label!r} ({run.role}): its "
+            + "; ".join(diffs[:4])
+            + ("; ..." if len(diffs) > 4 else "")
+            + " (a file copied from another run?)"
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -577,6 +663,7 @@ __all__ = [
     "ExperimentError",
     "RunRef",
     "SpecError",
+    "check_run_meta",
     "load_experiment",
     "run_experiment",
     "write_report_if_available",
