@@ -211,8 +211,11 @@ def list_run_actions(st, rp, seat, acts, n):
         b2 = bits >> 2
         wins = win | (win << 16) | (win << 32) | (win << 48)
         two = ((bits & b1) | (bits & b2) | (b1 & b2)) & wins
-        if not wild_ok:
-            two &= b2 & b1 & bits  # only windows of three naturals
+        if not wild_ok or tw_all + jk == 0:
+            # only windows of three naturals: with no 2 and no joker in the hand a window of two
+            # naturals lists nothing (its 2s as wild, at most tw_all, and jk are both 0): 4 in 10
+            # buraco hands, whose windows of two were visited for nothing (issue 8)
+            two &= b2 & b1 & bits
         while two != 0:  # the windows (s, p), suit by suit, lowest position first
             tz = trailing_zeros(two)
             two &= two - 1
