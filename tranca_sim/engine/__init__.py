@@ -8,6 +8,8 @@ Modules, in the order a deal uses them:
   the names of their slots.
 - :mod:`.obs` -- what a player may see (:data:`~.obs.Obs`) and the action encoding.
 - :mod:`.melds` -- meld legality, new melds, extensions, canastas, the legal-action lists.
+- :mod:`.runs`, :mod:`.run_options`, :mod:`.run_index` -- same-suit runs: listing, laying, the
+  switches of E15 and E21, and each side's runs indexed by the cards they take (for the listing).
 - :mod:`.turn` -- the phases of a turn (red 3s, draw, pile capture, morto, discard,
   going out) and the deal's score.
 - :mod:`.observe` -- the player's :data:`~.obs.Obs` built from the state.

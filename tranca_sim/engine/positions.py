@@ -12,6 +12,7 @@ import numpy as np
 
 from ..rules import Rules
 from .cards import JOKER, N_KINDS, is_black_three, is_red_three, is_wild_kind, parse_many, rank_of
+from .run_index import index_runs
 from .state import (
     MAXM,
     MH_GREW,
@@ -262,6 +263,8 @@ def make_position(
     st.sc[SC_TURN] = turn
     st.sc[SC_FIRST_SEAT] = seat
     st.sc[SC_OUT_SEAT] = -1
+    if rules.meld_runs:
+        index_runs(st, rules.to_array())  # the listing's run index (run_index.py)
     return st
 
 

@@ -28,6 +28,7 @@ from .cards import JOKER
 from .jit import njit
 from .melds import _empty_ok_after_ext, _keep_ok, can_empty, count_canastas, side_of
 from .obs import A_CAP_EXT, A_CAP_RUN, A_RUN_SWAP, END_LOW, act
+from .run_index import note_run
 from .state import (
     EV_CARD,
     EV_EXTEND_RUN,
@@ -132,6 +133,7 @@ def apply_run_swap(st, rp, seat, m, y):
     st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
     log_event(st, EV_RUN_SWAP, seat, m, k + 64 * end)
     count_canastas(st, rp, side)
+    note_run(rp, st.ss[side], st.mh[side, m], m)
     return m
 
 
@@ -200,6 +202,7 @@ def wild_top_onto_run(st, rp, seat, a_type, x, y, t):
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_EXTEND_RUN, seat, m, t + 64 * y)
         count_canastas(st, rp, side)
+        note_run(rp, st.ss[side], st.mh[side, m], m)
         return m
     s = x // 16
     p = x % 16
@@ -227,6 +230,7 @@ def wild_top_onto_run(st, rp, seat, a_type, x, y, t):
         st.mh[side, m, MH_NAT] += 1
         log_event(st, EV_CARD, seat, k, m)
     count_canastas(st, rp, side)
+    note_run(rp, st.ss[side], st.mh[side, m], m)
     return m
 
 

@@ -77,6 +77,7 @@ from .obs import (
     END_LOW,
     act,
 )
+from .run_index import index_runs, note_run, run_rows
 from .run_options import (
     apply_run_swap,
     list_run_swaps,
@@ -108,6 +109,7 @@ from .state import (
     SS_CANASTAS,
     SS_CLEAN,
     SS_N_MELDS,
+    SS_RUN_ROOM,
     log_event,
 )
 
@@ -240,9 +242,15 @@ def list_run_actions(st, rp, seat, acts, n):
                     n += 1
     wild_any = tw_all + jk > 0
     valid = 0x7FFF & ~below  # the positions lo_min..14 a run may reach
-    for m in range(st.ss[side, SS_N_MELDS]):
-        if st.mh[side, m, MH_TYPE] != MT_RUN:
-            continue
+    # the runs that can take a card, from the side's run index (run_index.py): those with an end
+    # natural in the hand, and with a wild in the hand those below their wild limit; lowest row
+    # first, as a pass over every meld row (which skipped the others) visited them (issue 8)
+    rows = run_rows(st.ss[side], held)
+    if wild_any:
+        rows |= np.int64(st.ss[side, SS_RUN_ROOM])
+    while rows != 0:
+        m = trailing_zeros(rows)
+        rows &= rows - 1
         s = st.mh[side, m, MH_SUIT]
         lo = st.mh[side, m, MH_LO]
         hi = st.mh[side, m, MH_HI]
@@ -250,10 +258,6 @@ def list_run_actions(st, rp, seat, acts, n):
         ends = ((1 << (lo - 1)) | (1 << (hi + 1))) & valid
         nat = ends & (hp >> (16 * s))  # the ends whose natural the hand holds
         wild_room = wild_any and st.mh[side, m, MH_WILD] < maxw
-        # a run that can take nothing (its end naturals not in hand, no wild in hand or a run at its
-        # wild limit) is passed over before the ends are visited: most runs, in most listings
-        if nat == 0 and not (wild_room and ends != 0):
-            continue
         for end in range(2):
             p = lo - 1 if end == END_LOW else hi + 1
             if not (ends >> p) & 1:
@@ -472,6 +476,7 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         for k in ks:
             log_event(st, EV_CARD, seat, k, m)
         _recount(st, rp, side, m, False, False)  # count_canastas, for the new run
+        note_run(rp, st.ss[side], st.mh[side, m], m)
         return m
     m = x
     s = st.mh[side, m, MH_SUIT]
@@ -497,6 +502,7 @@ def apply_run_action(st, rp, seat, a_type, x, y):
     st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
     log_event(st, EV_EXTEND_RUN, seat, m, k + 64 * end)
     _recount(st, rp, side, m, was, was_clean)  # count_canastas, for the one run that changed
+    note_run(rp, st.ss[side], st.mh[side, m], m)
     return m
 
 
@@ -521,6 +527,7 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_EXTEND_RUN, seat, m, t + 64 * y)
         count_canastas(st, rp, side)
+        note_run(rp, st.ss[side], st.mh[side, m], m)
         return m
     s = x // 16
     p = x % 16
@@ -541,6 +548,7 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
     for o in range(3):
         log_event(st, EV_CARD, seat, t if o == q - p else ks[o], m)
     count_canastas(st, rp, side)
+    note_run(rp, st.ss[side], st.mh[side, m], m)
     return m
 
 
@@ -606,9 +614,12 @@ def list_draws(st, rp, seat, acts):
 @njit(cache=True, _nrt=False)
 def list_melds(st, rp, seat, acts):
     """Every legal meld-phase action of ``seat`` (sets, black-3 set, runs) into ``acts``
-    (``int32[>=512]``); returns their count."""
+    (``int32[>=512]``); returns their count.  The sides' run index is rebuilt first
+    (:func:`~tranca_sim.engine.run_index.index_runs`), so a position whose meld rows were written by
+    hand is listed right."""
     n = list_meld_actions(st, rp, seat, acts)
     if rp[R_MELD_RUNS] != 0:
+        index_runs(st, rp)
         n = list_run_actions(st, rp, seat, acts, n)
     return n
 

@@ -79,6 +79,7 @@ from .obs import (
 )
 from .observe import player_obs as _obs
 from .rng import next_u64, randbelow, seed_stream
+from .run_index import note_run
 from .runs import apply_run_action, list_run_actions, list_run_captures
 from .scratch import sys_free, sys_malloc, view
 from .state import (
@@ -87,8 +88,10 @@ from .state import (
     MAX_SEATS,
     MAXM,
     MH_LEN,
+    MH_TYPE,
     MS_INDIRECT,
     MS_WAITING,
+    MT_RUN,
     PACK_MAX,
     SC_DECK_N,
     SC_FIRST_SEAT,
@@ -419,6 +422,10 @@ def sample_world(obs, rng, st, unseen, pool):
         st.ss[sd, SS_N_MELDS] = pub[PUB_N_MELDS + sd]
         st.ss[sd, SS_INDIRECT_SEAT] = -1
         count_canastas(st, rp, sd)
+        if rp[R_MELD_RUNS] != 0:
+            for m in range(pub[PUB_N_MELDS + sd]):  # the listing's run index (run_index.index_runs)
+                if st.mh[sd, m, MH_TYPE] == MT_RUN:
+                    note_run(rp, st.ss[sd], st.mh[sd, m], m)
         if pub[PUB_MORTO + sd] == MS_INDIRECT:
             # a seat holding exactly a morto's worth of cards that has not played since taking it
             # by its discard: the seats after the player up to its own previous turn

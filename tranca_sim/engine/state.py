@@ -109,7 +109,14 @@ SS_INDIRECT_SEAT = 11  # seat holding the side's indirectly taken morto, not yet
 SS_MORTO_AT = 12  # deck index of the side's morto's first card (stock_out=1: it may become the stock)
 SS_MATCH_SCORE = 13  # the side's match score before this deal (0 outside a match)
 SS_MELD_MIN = 14  # card points the side's first meld(s) of this deal must total (004 minimum, E25); 0 none
-SS_LEN = 15
+# the side's runs indexed by what they take (issue 8; kept by tranca_sim/engine/run_index.py, where every
+# change to a run's ends or wilds is noted): read by the run listing, which visits only the runs a
+# card of the hand can go on instead of every meld row
+SS_RUN_ENDS = 15  # + k (0..51): bit m set when run row m has an end position (inside the preset's
+#                   lowest..14, just outside the run) whose natural is kind k
+SS_RUN_ROOM = 67  # bit m: run row m has an end position and fewer than max_wilds wilds
+SS_RUN_KINDS = 68  # + j (0, 1): bit k - 26 j set when SS_RUN_ENDS + k is not 0 (kinds 0-25, 26-51)
+SS_LEN = 70
 
 MS_WAITING = 0
 MS_DIRECT = 1  # taken by melding the last card: played in the same turn

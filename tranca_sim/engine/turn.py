@@ -18,6 +18,7 @@ from ..rules import (
     R_GO_OUT_BONUS,
     R_INDIRECT_VOID,
     R_MAX_WILDS,
+    R_MELD_RUNS,
     R_MIN_NATURALS,
     R_MORTO_PENALTY,
     R_MORTO_STOCK_SIDE,
@@ -51,6 +52,7 @@ from .cards import N_KINDS
 from .jit import njit
 from .melds import can_empty, is_black3, is_wild, locked, meld_top_card, side_of
 from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_OPEN, A_CAP_RUN
+from .run_index import run_index_errors
 from .runs import run_errors, run_top_card
 from .state import (
     END_WENT_OUT,
@@ -482,6 +484,8 @@ def count_errors(st, rp, pack):
         if cnt[k] != pack[0, k]:
             errors += 1
     errors += meld_errors(st, rp)
+    if rp[R_MELD_RUNS] != 0:
+        errors += run_index_errors(st, rp)  # the listing's run index (run_index.py) as the rows give it
     return errors
 
 
