@@ -119,3 +119,72 @@ def test_report_of_an_untouched_experiment_is_written(two_experiments, tmp_path,
     status, _, err = call(["report", str(d)], capsys)
     assert status == 0, err
     assert (d / "report.md").is_file()
+
+
+# ---- F2: --force replaces only an earlier output of the same command ------------------------
+def _foreign_dir(tmp_path):
+    d = tmp_path / "scratch"
+    (d / "sub").mkdir(parents=True)
+    (d / "precious.txt").write_text("keep me")
+    (d / "sub" / "p2.txt").write_text("me too")
+    return d
+
+
+def _still_there(d):
+    assert (d / "precious.txt").read_text() == "keep me"
+    assert (d / "sub" / "p2.txt").read_text() == "me too"
+    assert sorted(x.name for x in d.iterdir()) == ["precious.txt", "sub"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["experiment", "experiments/example.toml", "--deals", "4"],
+        ["tune", "basic", "--params", "go_out", "--budget", "12000", "--trial-deals", "400"],
+        ["ladder", "--decks", "10"],
+    ],
+    ids=["experiment", "tune", "ladder"],
+)
+def test_force_refuses_a_directory_that_is_not_an_earlier_output(tmp_path, capsys, argv):
+    """F2: `--out DIR --force` removed any non-empty directory (`--out reports/ --force` every report)."""
+    d = _foreign_dir(tmp_path)
+    status, _, err = call([*argv, "--out", str(d), "--force"], capsys)
+    assert status == 2
+    line = _one_error_line(err)
+    assert f"not an earlier {argv[0]} output" in line and "precious.txt" in line
+    _still_there(d)
+
+
+def test_force_refuses_an_experiment_directory_for_a_ladder(two_experiments, tmp_path, capsys):
+    d = _copy(two_experiments["tranca"], tmp_path)
+    before = sorted(x.name for x in d.iterdir())
+    status, _, err = call(["ladder", "--decks", "10", "--out", str(d), "--force"], capsys)
+    assert status == 2
+    assert "no ladder.json" in _one_error_line(err)
+    assert sorted(x.name for x in d.iterdir()) == before
+
+
+def test_force_replaces_an_earlier_experiment_and_keeps_its_notes(two_experiments, tmp_path, capsys):
+    """The README's `--out reports/NAME/ --force` goes on working; a hand-written notes.md (as in
+    reports/buraco-tips) is kept in the new directory, a run file of the old one is not."""
+    d = _copy(two_experiments["tranca"], tmp_path)
+    (d / "notes.md").write_text("my reading")
+    toml = tmp_path / "one.toml"
+    toml.write_text(TWO_TIPS.format(preset="tranca").split('[[variants]]\nlabel = "rush"')[0])
+    status, _, err = call(["experiment", str(toml), "--out", str(d), "--force", "--no-progress"], capsys)
+    assert status == 0, err
+    assert (d / "notes.md").read_text() == "my reading"
+    assert not (d / "runs" / "v02-rush.ab.parquet").exists()
+    assert (d / "runs" / "v01-lock.ab.parquet").exists() and (d / "report.md").exists()
+
+
+def test_out_dot_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    """F10: `experiment ... --out . --force` said `cannot write '.': Device or resource busy`."""
+    monkeypatch.chdir(tmp_path)
+    toml = tmp_path / "one.toml"
+    toml.write_text(TWO_TIPS.format(preset="tranca"))
+    status, _, err = call(["experiment", str(toml), "--out", ".", "--force", "--no-progress"], capsys)
+    assert status == 2
+    line = _one_error_line(err)
+    assert "'.'" in line and "current directory" in line
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["one.toml"]

@@ -175,7 +175,7 @@ def _cmd_tune(a) -> None:
     _check_dir_out(a.out, "tune")
     _lock_out(a, a.out, make_dirs=True)
     with _flag("--out"):
-        check_out_dir(Path(a.out), a.force)
+        check_out_dir(Path(a.out), a.force, "tune")
     res = run_tune(cfg, on_written=_written(a))
     a.written = res["dir"]
     f = res["final"]
@@ -216,7 +216,7 @@ def _cmd_ladder(a) -> None:
 
         from .lab.experiment import check_out_dir
 
-        check_out_dir(Path(a.out), a.force)
+        check_out_dir(Path(a.out), a.force, "ladder")
     players = a.player if a.player else None  # None: DEFAULT_PLAYERS
     res = run_ladder(
         a.out,

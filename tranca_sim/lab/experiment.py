@@ -262,24 +262,87 @@ def _run_meta(plan: RunPlan, specs, spec: dict, threads: int) -> dict:
     }
 
 
-def check_out_dir(out: Path, force: bool) -> None:
-    """Check before any deal is played that the experiment can write its output directory ``out``.
+def _charts(*names: str) -> tuple[str, ...]:
+    return tuple(f"{n}.{ext}" for n in names for ext in ("png", "svg"))
+
+
+#: the output directories ``--force`` may replace, by command: the files that mark an earlier
+#: output of that command (all of them must be there) and every name the command writes.
+#: Other entries of an earlier output (a hand-written ``notes.md``) are kept: moved into the new one.
+OUTPUT_KINDS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
+    "experiment": (
+        ("experiment.json",),
+        frozenset(
+            ("experiment.json", "experiment.toml", "report.md", "runs")
+            + _charts("tip_effects", "score_distribution", "sweep", "morto_turn", "deal_endings", "red3")
+        ),
+    ),
+    "tune": (
+        ("params.toml", "report.md"),
+        frozenset(("trials.parquet", "params.toml", "report.md") + _charts("trace")),
+    ),
+    "ladder": (
+        ("ladder.json",),
+        frozenset(
+            ("ladder.json", "ratings.csv", "ratings.md", "pairs.csv", "units.parquet", "report.md", "runs")
+            + _charts("ladder")
+        ),
+    ),
+}
+
+#: temporaries of a running or interrupted command (io.temp_dir_path, the write probe), never foreign
+_OURS = (".tmp-tranca-", ".probe-tranca-")
+
+
+def _entries(d: Path) -> list[str]:
+    return sorted(x.name for x in d.iterdir() if not x.name.startswith(_OURS))
+
+
+def kept_entries(out: Path, kind: str) -> list[str]:
+    """The entries of the earlier output ``out`` that the command ``kind`` does not write (they are
+    moved into the new output when ``--force`` replaces it)."""
+    names = OUTPUT_KINDS[kind][1]
+    return [n for n in _entries(out) if n not in names] if out.is_dir() else []
+
+
+def check_out_dir(out: Path, force: bool, kind: str = "experiment") -> None:
+    """Check before any deal is played that the command ``kind`` (``"experiment"``, ``"tune"``,
+    ``"ladder"``) can write its output directory ``out``.
+
+    ``force`` replaces only an empty directory or an earlier output of the same command (one
+    holding the files of :data:`OUTPUT_KINDS`, e.g. ``experiment.json``), never another
+    directory (``--out reports/ --force`` would have removed every report in it).
 
     Raises
     ------
     ExperimentError
-        If ``out`` is a symbolic link or not a directory, is a non-empty directory without
-        ``force``, or its nearest existing ancestor (missing parents are created later) is
-        not a directory or accepts no new directory (tested by creating and removing a
-        probe directory).
+        If ``out`` is a symbolic link, ``.`` or ``..``, or not a directory, is a non-empty
+        directory without ``force``, is a non-empty directory that is not an earlier output of
+        ``kind`` (the message names a few of its entries), or its nearest existing ancestor
+        (missing parents are created later) is not a directory or accepts no new directory
+        (tested by creating and removing a probe directory).
     """
     if out.is_symlink():
         raise ExperimentError(f"output directory {str(out)!r} is a symbolic link; give its real path")
+    if out.name in ("", ".", ".."):  # rename(2) cannot move it into place ('Device or resource busy')
+        raise ExperimentError(
+            f"output directory {str(out)!r} cannot be replaced (the current directory or its parent); "
+            "give a new directory's name, e.g. --out results/NAME"
+        )
     if out.exists():
         if not out.is_dir():
             raise ExperimentError(f"output path {str(out)!r} exists and is not a directory")
-        if any(out.iterdir()) and not force:
+        entries = _entries(out)
+        if entries and not force:
             raise ExperimentError(f"output directory {str(out)!r} is not empty; use --force to replace it")
+        marks, _ = OUTPUT_KINDS[kind]
+        if entries and not all((out / m).is_file() for m in marks):
+            shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+            raise ExperimentError(
+                f"output directory {str(out)!r} holds files that are not an earlier {kind} output "
+                f"(no {' and '.join(marks)}; it holds {shown}): --force replaces only those; "
+                "give an empty or new directory"
+            )
     parent = out.parent
     while not parent.exists() and parent != parent.parent:  # missing parents are created later
         parent = parent.parent
@@ -296,9 +359,13 @@ def check_out_dir(out: Path, force: bool) -> None:
         ) from None
 
 
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    old = None
+def _swap_into_place(tmp: Path, out: Path, kind: str = "experiment") -> None:
+    """Rename the finished ``tmp`` to ``out``; an earlier output there is replaced, the entries
+    the command ``kind`` does not write (:func:`kept_entries`: a hand-written ``notes.md``) moved
+    into the new one first."""
+    old, kept = None, []
     if out.exists():
+        kept = [n for n in kept_entries(out, kind) if not (tmp / n).exists()]
         old = _io.temp_dir_path(out, "old")
         os.replace(out, old)
     try:
@@ -307,8 +374,14 @@ def _swap_into_place(tmp: Path, out: Path) -> None:
         if old is not None:
             os.replace(old, out)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    if old is None:
+        return
+    try:
+        for name in kept:
+            os.replace(old / name, out / name)
+    except OSError:  # never reached on one file system; the earlier output stays beside the new one
+        return
+    shutil.rmtree(old, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------
@@ -356,7 +429,8 @@ def run_experiment(
     deals : int, optional
         Cap on the deals per variant (a quick look).
     force : bool
-        Replace a non-empty ``out_dir``.
+        Replace an earlier experiment's ``out_dir`` (:func:`check_out_dir`; the entries an
+        experiment does not write are kept).
     threads : int, optional
         numba threads (default all cores; with ``processes``, ``cluster`` or ``scheduler``: per
         worker, default 1).

@@ -206,7 +206,7 @@ def run_ladder(
     if threads is not None and not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise LadderError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
     out = Path(out_dir)
-    check_out_dir(out, force)
+    check_out_dir(out, force, "ladder")
     labels = [p.label for p in ps]
     if anchor not in labels and anchor != "basic":  # the default anchor falls back to the first player
         raise LadderError(f"--anchor {anchor!r} is not a player's label; the players: {', '.join(labels)}")
@@ -307,7 +307,7 @@ def run_ladder(
         )
         write_outputs(tmp, result, units)
         with _io.writing(out):
-            _swap_into_place(tmp, out)
+            _swap_into_place(tmp, out, "ladder")
         if on_written is not None:
             on_written(str(out))
     except BaseException:

@@ -304,7 +304,7 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
 
     rules, base, opp, space = check_config(cfg)
     out = Path(cfg.out)
-    check_out_dir(out, cfg.force)
+    check_out_dir(out, cfg.force, "tune")
     if cfg.threads is not None and not 1 <= cfg.threads <= numba.config.NUMBA_NUM_THREADS:
         raise TuneError(
             f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {cfg.threads}"
@@ -529,7 +529,7 @@ def run_tune(cfg: TuneConfig, on_written=None) -> dict:
             tmp.mkdir()
         write_outputs(tmp, rows, result)
         with _io.writing(out):
-            _swap_into_place(tmp, out)
+            _swap_into_place(tmp, out, "tune")
         if on_written is not None:  # called with the directory as soon as it is in place
             on_written(str(out))
     except BaseException:
