@@ -575,12 +575,8 @@ def _open_pile_fits_runs(prm, obs):
         # or t+1 t+2; the ace high above the K, low below the 2), read from the hand's bits
         if (run_ends >> t) & 1:
             return True
-        nb = _suit_nb((held >> (13 * (t // 13))) & 0x1FFF)
-        up1 = nb & 0x1FFF  # bit r - 1: rank r + 1 held (d = 1)
-        dn1 = (nb >> 13) & 0x1FFF  # d = -1
-        up2 = (nb >> 26) & 0x1FFF  # d = 2
-        dn2 = (nb >> 39) & 0x1FFF  # d = -2 (none for the ace)
-        return ((((dn2 & dn1) | (dn1 & up1) | (up1 & up2)) >> (t % 13)) & 1) != 0
+        up1, dn1, up2, dn2 = _nb_planes(held)  # rank r + 1 held, r - 1, r + 2, r - 2 (none for the ace)
+        return ((((dn2 & dn1) | (dn1 & up1) | (up1 & up2)) >> t) & 1) != 0
     fit = 0
     for i in range(pn):
         fit += (fm >> obs.pile[i]) & 1  # _run_keep of the card above 0, or a wild where wilds play
@@ -862,58 +858,6 @@ def _extends_run(obs, side, k):
 
 
 @njit(cache=True, inline="always")
-def _run_tables(obs, side):
-    """``side``'s runs read once for many cards (the same answers as :func:`_run_keep` and
-    :func:`_extends_run`, without a pass over the melds per card).  Per suit: ``ext`` packs, 4 bits
-    per rank r (1..13), how many of the runs take the natural r at an end (r = 1 the ace, below the
-    2 or above the K); ``cover`` has bit r set when a run holds the place of r (the ace: an A..A
-    run).  A suit has at most 8 runs of 3 cards (26 cards in two decks), so 4 bits hold the count.
-    With ``several_runs_per_suit`` (E19) ``cover`` is 0: its one reader (:func:`_run_keep_nb`) reads it
-    only without several runs."""
-    several = obs.rp[R_SEVERAL_RUNS] != 0
-    e0 = 0
-    e1 = 0
-    e2 = 0
-    e3 = 0
-    c0 = 0
-    c1 = 0
-    c2 = 0
-    c3 = 0
-    for m in range(obs.pub[PUB_N_MELDS + side]):
-        if obs.mh[side, m, MH_TYPE] != MT_RUN:
-            continue
-        lo = obs.mh[side, m, MH_LO]
-        hi = obs.mh[side, m, MH_HI]
-        e = 0
-        if lo >= 2:
-            e += 1 << (4 * (lo - 1))  # below the low end (lo = 2: the low ace)
-        if hi <= 12:
-            e += 1 << (4 * (hi + 1))
-        elif hi == 13 and lo != 2:
-            e += 1 << 4  # the high ace above the K (lo = 2 counted it already)
-        c = 0
-        if not several:  # cover: read only without several runs (buraco has them: not computed)
-            # min(hi, 13), max(lo, 2) written as selects: numba's min and max were calls in the profile
-            c = ((1 << ((hi if hi < 13 else 13) + 1)) - 1) & ~((1 << (lo if lo > 2 else 2)) - 1)
-            if lo == 1 and hi == 14:
-                c |= 2
-        s = obs.mh[side, m, MH_SUIT]
-        if s == 0:
-            e0 += e
-            c0 |= c
-        elif s == 1:
-            e1 += e
-            c1 |= c
-        elif s == 2:
-            e2 += e
-            c2 |= c
-        else:
-            e3 += e
-            c3 |= c
-    return (e0, e1, e2, e3), (c0, c1, c2, c3)
-
-
-@njit(cache=True, inline="always")
 def _run_ext_mask(obs, side):
     """Bit ``k`` set for each natural ``k`` that goes on an end of one of ``side``'s runs (the
     answers of :func:`_extends_run` for every kind at once, from one pass over the side's melds):
@@ -936,37 +880,82 @@ def _run_ext_mask(obs, side):
     return mask
 
 
-@njit(cache=True, inline="always")
-def _suit_nb(h):
-    """:func:`_neighbours_keep` of every rank of a suit at once, from the hand's naturals of the
-    suit as a 13-bit ring ``h`` (bit r - 1: the hand holds rank r).  Packed in 13-bit fields: bit
-    r - 1 of field 0 is set when the hand holds rank r + 1, field 1 rank r - 1 (both +15), field 2
-    rank r + 2, field 3 rank r - 2 (both +8); the ace is next to the king both ways (Q-K-A, and as
-    :func:`_neighbours_keep` has it, K-A and A-2-3 but not Q-A: field 3 of the ace is left out)."""
-    up1 = ((h >> 1) | (h << 12)) & 0x1FFF  # bit i: rank i + 2 held (the ring: after the K the ace)
-    dn1 = ((h << 1) | (h >> 12)) & 0x1FFF  # bit i: rank i held
-    up2 = ((h >> 2) | (h << 11)) & 0x1FFF
-    dn2 = ((h << 2) | (h >> 11)) & 0x1FFE  # the ace's rank - 2 (the Q) does not count
-    return up1 | (dn1 << 13) | (up2 << 26) | (dn2 << 39)
+# The hand's and the runs' bits for all four suits at once, in 52-bit masks (bit 13 s + r - 1: rank r of
+# suit s, as runs.hand_bits): one word per question, and a kind's answer one shift away, where a
+# table per suit cost an indirect jump (a switch over the suit) at each read.
+_SUIT_ACE = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # bit 0 of each suit: the ace
+_SUIT_KING = _SUIT_ACE << 12  # bit 12 of each suit: the king
+_LOW11 = 0x7FF * _SUIT_ACE  # bits 0-10 of each suit
+_LOW2 = 3 * _SUIT_ACE  # bits 0-1 of each suit
+_HIGH11 = 0x1FFC * _SUIT_ACE  # bits 2-12 of each suit
+_ALL52 = (1 << 52) - 1
+_NO_KEY = 1 << 40  # _choose_discard: above every keep * 64 + k
 
 
 @njit(cache=True, inline="always")
-def _nb_keep(nb, r):
-    """:func:`_neighbours_keep` of rank ``r`` from its suit's :func:`_suit_nb` ``nb``."""
-    x = nb >> (r - 1)
-    return 15 * ((x & 1) + ((x >> 13) & 1)) + 8 * (((x >> 26) & 1) + ((x >> 39) & 1))
+def _nb_planes(held):
+    """:func:`_neighbours_keep`'s four neighbours for every kind at once, from the hand's
+    :func:`~tranca_sim.engine.runs.hand_bits` ``held`` (52 bits; the joker's bit is ignored): bit ``k`` (kind ``k`` of rank r) of ``up1``
+    set when the hand holds rank r + 1 of its suit, ``dn1`` rank r - 1 (both +15 in
+    :func:`_neighbours_keep`), ``up2`` rank r + 2, ``dn2`` rank r - 2 (both +8); the ace next to the
+    king both ways, Q-K-A and A-2-3, but not Q-A (``dn2`` of the ace is 0)."""
+    h = held & _ALL52
+    up1 = ((h >> 1) & ~_SUIT_KING) | ((h & _SUIT_ACE) << 12)
+    dn1 = ((h << 1) & _ALL52 & ~_SUIT_ACE) | ((h & _SUIT_KING) >> 12)
+    up2 = ((h >> 2) & _LOW11) | ((h & _LOW2) << 11)
+    dn2 = ((h << 2) & _HIGH11) | ((h & _SUIT_KING) >> 11)
+    return up1, dn1, up2, dn2
 
 
 @njit(cache=True, inline="always")
-def _hand_nb(held):
-    """:func:`_suit_nb` of the four suits, from the hand's :func:`~tranca_sim.engine.runs.hand_bits`
-    ``held``."""
-    return (
-        _suit_nb(held & 0x1FFF),
-        _suit_nb((held >> 13) & 0x1FFF),
-        _suit_nb((held >> 26) & 0x1FFF),
-        _suit_nb((held >> 39) & 0x1FFF),
-    )
+def _run_planes(obs, side):
+    """``side``'s runs read once for many cards (the answers of :func:`_run_keep` without a pass
+    over the melds per card), as 52-bit masks: the count of the runs that take the natural ``k`` at
+    an end (r = 1 the ace, below the 2 or above the K) as four bit planes ``c0``-``c3`` (bit ``k`` of ``c_j``: bit j of the count; a count
+    stays below 16: a rank ends at most the runs a suit's 26 cards can make), and ``cover``, bit
+    ``k`` set when a run holds the place of ``k`` (the ace: an A..A run), computed only without
+    ``several_runs_per_suit`` (E19), its readers' only case."""
+    several = obs.rp[R_SEVERAL_RUNS] != 0
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    c3 = 0
+    cover = 0
+    for m in range(obs.pub[PUB_N_MELDS + side]):
+        if obs.mh[side, m, MH_TYPE] != MT_RUN:
+            continue
+        lo = obs.mh[side, m, MH_LO]
+        hi = obs.mh[side, m, MH_HI]
+        e = 0
+        if lo >= 2:
+            e |= 1 << (lo - 2)  # rank lo - 1 (lo = 2: the low ace)
+        if hi <= 12:
+            e |= 1 << hi  # rank hi + 1
+        elif hi == 13 and lo != 2:
+            e |= 1  # the high ace above the K (lo = 2 counted it already)
+        sh = 13 * obs.mh[side, m, MH_SUIT]
+        e <<= sh
+        carry = c0 & e  # the count plus one where e is set, bit plane by bit plane
+        c0 ^= e
+        e = c1 & carry
+        c1 ^= carry
+        carry = c2 & e
+        c2 ^= e
+        c3 ^= carry
+        if not several:
+            c = ((1 << (hi if hi < 13 else 13)) - 1) & ~((1 << ((lo if lo > 2 else 2) - 1)) - 1)  # no min/max calls
+            if lo == 1 and hi == 14:
+                c |= 1
+            cover |= c << sh
+    return c0, c1, c2, c3, cover
+
+
+@njit(cache=True, inline="always")
+def _run_keep_planes(c0, c1, c2, c3, up1, dn1, up2, dn2, k):
+    """:func:`_run_keep` of the natural ``k`` whose place no run covers, from :func:`_run_planes`
+    and :func:`_nb_planes`: 50 for each run it extends, +15 / +8 for each neighbour in the hand."""
+    ext = ((c0 >> k) & 1) + 2 * ((c1 >> k) & 1) + 4 * ((c2 >> k) & 1) + 8 * ((c3 >> k) & 1)
+    return 50 * ext + 15 * (((up1 >> k) & 1) + ((dn1 >> k) & 1)) + 8 * (((up2 >> k) & 1) + ((dn2 >> k) & 1))
 
 
 @njit(cache=True, inline="always")
@@ -1000,25 +989,11 @@ def _run_fit_mask(obs, side, wilds_play):
                 c |= 1
             cover |= c << sh
     held = hand_bits(obs.hand)
-    fm = 0
-    for s in range(4):
-        nb = _suit_nb((held >> (13 * s)) & 0x1FFF)
-        fm |= ((nb | (nb >> 13) | (nb >> 26) | (nb >> 39)) & 0x1FFF) << (13 * s)
-    fm = (fm | ends) & ~cover
+    up1, dn1, up2, dn2 = _nb_planes(held)
+    fm = (up1 | dn1 | up2 | dn2 | ends) & ~cover  # a neighbour in the hand or a run end, not covered
     if wilds_play:
         fm |= (1 << 1) | (1 << 14) | (1 << 27) | (1 << 40) | (1 << JOKER)
     return fm, ends & ~cover, held
-
-
-@njit(cache=True, inline="always")
-def _run_keep_nb(obs, ext, cover, nb, k):
-    """:func:`_run_keep` of the side whose :func:`_run_tables` are ``ext``, ``cover``, with the hand's
-    neighbours read from :func:`_hand_nb` ``nb``."""
-    s = k // 13
-    r = k % 13 + 1
-    if obs.rp[R_SEVERAL_RUNS] == 0 and (cover[s] >> r) & 1:
-        return -40 if obs.rp[R_MELD_SETS] == 0 else 0
-    return 50 * ((ext[s] >> (4 * r)) & 15) + _nb_keep(nb[s], r)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -1045,17 +1020,20 @@ def _choose_discard(prm, obs, seen_pairs):
     lock = prm[P_BLACK3_LOCK] != 0.0
     opp_ranks = _set_ranks(obs, opp) if safe or lock else 0  # read by safe_discard and black3_lock only
     runs = obs.rp[R_MELD_RUNS] != 0
-    z4 = (0, 0, 0, 0)
-    ext_own, cov_own, nb = z4, z4, z4
+    several = obs.rp[R_SEVERAL_RUNS] != 0
+    covered_keep = -40 if obs.rp[R_MELD_SETS] == 0 else 0  # _run_keep of a card whose place a run holds
+    c0, c1, c2, c3, cover = 0, 0, 0, 0, 0
+    up1, dn1, up2, dn2 = 0, 0, 0, 0
     ext_opp = 0
     held = hand_bits(hand)  # bit k: the hand holds kind k (0-51)
     if runs:
-        ext_own, cov_own = _run_tables(obs, side)
-        nb = _hand_nb(held)
+        c0, c1, c2, c3, cover = _run_planes(obs, side)
+        up1, dn1, up2, dn2 = _nb_planes(held)
         if safe:  # read by safe_discard only
             ext_opp = _run_ext_mask(obs, opp)
-    best = -1
-    best_keep = 1 << 30
+    # the lowest keep, the lowest kind among equal keeps (the kinds are visited lowest first): one
+    # word keep * 64 + k, its minimum kept by a select instead of a branch per kind
+    best_key = _NO_KEY
     b3 = -1
     wilds_meld = obs.rp[R_MAX_WILDS] > 0
     special = obs.rp[R_THREES_SPECIAL] != 0
@@ -1076,9 +1054,10 @@ def _choose_discard(prm, obs, seen_pairs):
             keep = 1000
         elif wild:  # max_wilds = 0: no meld takes a wild
             if runs and k != JOKER and not special:
-                keep = (
-                    _run_keep_nb(obs, ext_own, cov_own, nb, k) - obs.rp[R_VALUES + k] // 5
-                )  # the natural of place 2
+                if not several and (cover >> k) & 1:
+                    keep = covered_keep - obs.rp[R_VALUES + k] // 5  # the natural of place 2
+                else:
+                    keep = _run_keep_planes(c0, c1, c2, c3, up1, dn1, up2, dn2, k) - obs.rp[R_VALUES + k] // 5
             else:
                 keep = -1000 - obs.rp[R_VALUES + k]  # a dead card: only costs its value in hand
         elif is_black3(k) and special:
@@ -1093,7 +1072,10 @@ def _choose_discard(prm, obs, seen_pairs):
             if own & (1 << r):
                 keep += 40
             if runs:
-                keep += _run_keep_nb(obs, ext_own, cov_own, nb, k)
+                if not several and (cover >> k) & 1:
+                    keep += covered_keep  # _run_keep: its place is taken (E19)
+                else:
+                    keep += _run_keep_planes(c0, c1, c2, c3, up1, dn1, up2, dn2, k)
             if seen_pairs & (1 << r):
                 keep += 30  # Tranca Aberta: their morto brought a pair of this rank (as if taken)
             if safe:
@@ -1103,9 +1085,9 @@ def _choose_discard(prm, obs, seen_pairs):
                     keep += 30
                 if (ext_opp >> k) & 1:  # _extends_run(obs, opp, k) (0 without runs)
                     keep += 60  # it goes on an end of one of their runs
-        if keep < best_keep:
-            best_keep = keep
-            best = k
+        key = keep * 64 + k
+        best_key = key if key < best_key else best_key
+    best = -1 if best_key == _NO_KEY else best_key & 63
     if lock and b3 >= 0 and best != b3 and not is_wild(best):
         r = best % 13 + 1
         if opp_ranks & (1 << r) or n_naturals(obs.taken[nxt], r) > 0:
