@@ -153,11 +153,13 @@ from tranca_sim.engine.obs import (
     A_EXT,
     A_NEW,
     A_RUN_EXT,
+    A_RUN_NEW,
     A_RUN_SWAP,
     A_STOCK,
     C_NAT,
     CAPNEW_2NAT,
     NEW_3NAT,
+    RUN_3NAT,
     PUB_CAN_EMPTY,
     PUB_CANASTAS,
     PUB_CLEAN,
@@ -735,6 +737,24 @@ def _choose_meld(prm, obs, acts, n, rush):
     clean_runs = obs.rp[R_MELD_RUNS] != 0 and obs.rp[R_GO_OUT_CLEAN] != 0
     no_clean = clean_runs and obs.pub[PUB_CLEAN + side] == 0 and prm[P_RUN_CLEAN_FIRST] != 0.0
     reserve = prm[P_WILD_RESERVE] != 0.0 and wilds <= 1
+    # what is the same for every listed action, read once (the loop below reads only the action
+    # and, for an extension, its meld's row):
+    empty_now = hn <= 2 and may_empty  # the meld may empty the hand (morto or going out)
+    ext_ok = hn - 1 >= hold  # one card laid keeps the hand the holding tips ask for
+    new_ok = hn - 3 >= hold and not (prm[P_LONG_MELD] > 0.0 and n_open >= prm[P_LONG_MELD] and not lay_all)
+    # (long_meld: grow the melds on the table first)
+    partner = prm[P_PARTNER] != 0.0
+    new_wild = 0  # a new meld of two naturals and a wild (wild_melds; wild_reserve)
+    if prm[P_WILD_MELDS] != 0.0 and not never_wild and not (reserve and not (close or locked)):
+        new_wild = 10
+    run_new_wild = new_wild
+    if no_clean and not (hn <= 3 and may_empty):
+        run_new_wild = 0  # run_clean_first: the naturals wait for a clean run
+    black3 = 100 if prm[P_GO_OUT] != 0.0 and hold <= 0 else 0
+    last_of_all = prm[P_GO_OUT] == 0.0 and may_empty and not morto_waiting and hn <= 2
+    patience = prm[P_CLEAN_PATIENCE]
+    keep_clean = prm[P_KEEP_CLEAN] != 0.0 and n_clean <= 1 and obs.pub[PUB_CLEAN + side] == 0
+    reserve_wait = reserve and not close
     best = -1
     best_score = 0
     for i in range(n):
@@ -743,14 +763,7 @@ def _choose_meld(prm, obs, acts, n, rush):
         x = act_x(a)
         y = act_y(a)
         s = 0
-        if t == A_BLACK3:
-            after = 0
-            s = 100 if prm[P_GO_OUT] != 0.0 else 0
-        elif t == A_RUN_SWAP:  # run_wild_moves (E21): one natural more on the run, as an extension
-            after = hn - 1
-            s = 60 if obs.mh[side, x, MH_N] + 1 == cs else 50
-        elif t == A_EXT or t == A_RUN_EXT:
-            after = hn - 1
+        if t == A_RUN_EXT or t == A_EXT:
             size = obs.mh[side, x, MH_N]
             if (y if t == A_EXT else y % 4) == C_NAT:
                 s = 60 if size + 1 == cs else 50
@@ -758,44 +771,41 @@ def _choose_meld(prm, obs, acts, n, rush):
                 clean = obs.mh[side, x, MH_WILD] == 0
                 if size + 1 >= cs and size < cs:
                     s = 30  # completes a canasta
-                elif hn <= 2 and may_empty:
+                elif empty_now:
                     s = 20  # empties the hand: morto or going out
                 elif lay_all:
                     s = 5  # after new melds: a wild starting a meld with a pair lays 3 cards, on a meld 1
                 if clean and size >= cs and s > 0:
-                    s = (
-                        2 if hn <= 2 and may_empty else 0
-                    )  # a clean canasta stays clean unless nothing else empties the hand
+                    s = 2 if empty_now else 0  # a clean canasta stays clean unless nothing else empties the hand
                 if s > 0 and not lay_all:
                     waited = (turn - obs.mh[side, x, MH_GREW]) // 2
-                    if clean and size >= cs - 2 and size < cs and waited < prm[P_CLEAN_PATIENCE]:
+                    if clean and size >= cs - 2 and size < cs and waited < patience:
                         s = 0  # clean_patience: wait for a natural
-                    if clean and prm[P_KEEP_CLEAN] != 0.0 and n_clean <= 1 and obs.pub[PUB_CLEAN + side] == 0:
+                    if clean and keep_clean:
                         s = 0  # keep_clean: the last clean meld stays clean
-                    if reserve and not close:
+                    if reserve_wait:
                         s = 0  # wild_reserve: the last wild waits
-                    if clean and t == A_RUN_EXT and no_clean and not (hn <= 2 and may_empty):
+                    if clean and t == A_RUN_EXT and no_clean and not empty_now:
                         s = 0  # run_clean_first: the side's clean runs stay candidates for the clean canasta
-        else:  # A_NEW, A_RUN_NEW
-            after = hn - 3
-            if t == A_NEW and own < 0:
+            if not ext_ok:
+                s = 0
+        elif t == A_RUN_NEW:
+            s = (40 if y == RUN_3NAT else run_new_wild) if new_ok else 0
+        elif t == A_NEW:
+            if own < 0:
                 own = _set_ranks(obs, side)
-            second = t == A_NEW and (own & (1 << x)) != 0
-            if y == NEW_3NAT:  # three naturals (RUN_3NAT for a run)
-                s = 55 if second and prm[P_PARTNER] == 0.0 else 40
-            elif prm[P_WILD_MELDS] != 0.0 and not never_wild:
-                s = 10
-                if reserve and not (close or locked):
-                    s = 0
-                if no_clean and t != A_NEW and not (hn <= 3 and may_empty):
-                    s = 0  # run_clean_first: the naturals wait for a clean run
-            if second and prm[P_PARTNER] != 0.0:
+            second = (own & (1 << x)) != 0
+            if y == NEW_3NAT:  # three naturals
+                s = 55 if second and not partner else 40
+            else:
+                s = new_wild
+            if (second and partner) or not new_ok:
                 s = 0  # partner: extend the side's meld instead
-            if prm[P_LONG_MELD] > 0.0 and n_open >= prm[P_LONG_MELD] and not lay_all:
-                s = 0  # long_meld: grow the melds on the table first
-        if after < hold:
-            s = 0
-        if s > 0 and prm[P_GO_OUT] == 0.0 and may_empty and not morto_waiting and hn <= 2 and t != A_BLACK3:
+        elif t == A_BLACK3:
+            s = black3
+        else:  # A_RUN_SWAP, run_wild_moves (E21): one natural more on the run, as an extension
+            s = (60 if obs.mh[side, x, MH_N] + 1 == cs else 50) if ext_ok else 0
+        if s > 0 and last_of_all and t != A_BLACK3:
             s = 1  # holding: still plays, but last of all
         if s > best_score:
             best_score = s
