@@ -41,6 +41,7 @@ from .cli_common import (
     _terminate,
     _user_errors,
     _warn,
+    diagnostics_warning,
 )
 from .cli_lab import _cmd_experiment, _cmd_ladder, _cmd_report, _cmd_tune, _written
 from .cli_parser import build_parser
@@ -247,6 +248,9 @@ def _cmd_summarize(a) -> None:
     warning = turn_limit_warning(summary)
     if warning:
         _warn(f"{a.path}: {warning}")
+    suspect = diagnostics_warning(a.path, meta)
+    if suspect:
+        _warn(f"{a.path}: {suspect}")
     print(format_summary(summary, title=_title(meta)))
     if meta.get("matches"):
         from .lab.matches import MATCH_SUMMARY_COLUMNS, MatchSummary, format_match_summary

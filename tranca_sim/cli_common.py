@@ -262,3 +262,31 @@ def _stopped(what: str, state: dict) -> str:
             "--resume to finish it"
         )
     return f"{what}; no output file was written"
+
+
+def diagnostics_warning(path, meta: dict) -> str:
+    """One sentence when the run at ``path`` recorded failed invariant checks (``--check``) or
+    answers of a strategy outside the legal choices (:func:`tranca_sim.io.run_diagnostics`: the
+    run file's metadata, a dataset's manifest); empty when it recorded none or nothing."""
+    from ._plural import plural
+    from .io import run_diagnostics
+
+    record = meta
+    if os.path.isdir(path):
+        from .dataset import read_manifest
+
+        record = {"chunks": read_manifest(path).get("chunks")}
+    got = run_diagnostics(record)
+    if got is None:
+        return ""
+    errors, illegal = got
+    parts = [f"the engine's invariant checks failed {plural(errors, 'time')}"] if errors else []
+    sides = meta.get("strategies") if isinstance(meta.get("strategies"), list) else []
+    for i, n in enumerate(illegal):
+        if n:
+            who = sides[i].get("label") if i < len(sides) and isinstance(sides[i], dict) else None
+            parts.append(f"side {chr(65 + i)}{f' ({who})' if who else ''} answered {plural(n, 'time')} "
+                         "outside the legal choices (the engine overruled it)")  # fmt: skip
+    if not parts:
+        return ""
+    return "the run recorded that " + "; ".join(parts) + ": its figures are suspect"

@@ -12,6 +12,8 @@ from .cli_common import (
     _lock_out,
     _n_deals,
     _user_errors,
+    _warn,
+    diagnostics_warning,
 )
 
 
@@ -124,6 +126,26 @@ def _cmd_report(a) -> None:
         _fail(f"the report of {a.run_dir} failed ({type(e).__name__}: {e})", 1)
     charts = sum(1 for p in written if p.suffix == ".png")
     print(f"wrote {written[-1]} and {plural(charts, 'chart')} (PNG and SVG) in {a.run_dir}")
+    _warn_diagnostics(a.run_dir)
+
+
+def _warn_diagnostics(run_dir) -> None:
+    """A warning line for each run file of the experiment in ``run_dir`` that recorded failed
+    invariant checks or illegal answers (:func:`tranca_sim.cli_common.diagnostics_warning`)."""
+    from .io import RunFileError, peek_meta
+    from .lab.experiment import ExperimentError, load_experiment
+
+    try:
+        runs = load_experiment(run_dir).runs
+    except ExperimentError:
+        return
+    for r in runs:
+        try:
+            suspect = diagnostics_warning(r.path, peek_meta(r.path) or {})
+        except RunFileError:
+            continue
+        if suspect:
+            _warn(f"{r.path}: {suspect}")
 
 
 def _cmd_tune(a) -> None:

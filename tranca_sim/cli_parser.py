@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="cap on the deals per variant (a quick look); default the budget",
     )
-    e.add_argument("--force", action="store_true", help="replace an earlier output of this command (files it does not write are kept)")
+    e.add_argument("--force", action="store_true", help="replace an earlier output of this command")
     e.add_argument(
         "--threads",
         type=_positive_int,
@@ -319,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OPTION=VALUE",
         help="change a rule of the preset (repeatable)",
     )
-    tu.add_argument("--force", action="store_true", help="replace an earlier output of this command (files it does not write are kept)")
+    tu.add_argument("--force", action="store_true", help="replace an earlier output of this command")
     tu.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
     tu.add_argument(
         "--no-progress",
@@ -361,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
         "when basic does not play)",
     )
     la.add_argument("--bootstrap", type=_positive_int, default=2000, help="bootstrap resamples; default 2000")
-    la.add_argument("--force", action="store_true", help="replace an earlier output of this command (files it does not write are kept)")
+    la.add_argument("--force", action="store_true", help="replace an earlier output of this command")
     la.add_argument("--threads", type=_positive_int, default=None, help="numba threads; default all cores")
     la.add_argument(
         "--no-progress",

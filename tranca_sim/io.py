@@ -484,7 +484,9 @@ def _json_default(o):
     raise TypeError(f"run_meta value of type {type(o).__name__} is not JSON serialisable")
 
 
-def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool = False) -> Path:
+def write_run(
+    path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool = False, final_meta=None
+) -> Path:
     """Write a run file from an iterable of column chunks.
 
     Each chunk is converted with :func:`chunk_table` and written as one row
@@ -509,6 +511,11 @@ def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool
         ``version`` and ``created`` are added when absent.
     force : bool
         Replace an existing file at ``path``.
+    final_meta : callable, optional
+        Called once every chunk is written; the mapping it returns is added to ``run_meta`` in
+        the file's footer (the run's diagnostics, known only at the end: ``{"diagnostics":
+        {"invariant_errors": int, "meld_full": int, "illegal_choices": [int per side]}}``).
+        :func:`load_meta` reads the footer; the Arrow schema's copy keeps ``run_meta``.
 
     Returns
     -------
@@ -537,6 +544,8 @@ def write_run(path, chunks: Iterable[Mapping], *, run_meta: Mapping, force: bool
                 with writing(p):
                     writer.write_table(table)
             with writing(p):
+                if final_meta is not None:  # replaces the footer's entry of the key
+                    writer.add_key_value_metadata({META_KEY: _meta_json({**run_meta, **final_meta()})})
                 writer.close()
             writer = None
         finally:
@@ -658,6 +667,35 @@ def peek_meta(path) -> dict | None:
     p, pf = _open(path)
     with contextlib.closing(pf):
         return _meta_of(p, pf)
+
+
+def run_diagnostics(meta: Mapping | None) -> tuple[int, list[int]] | None:
+    """``(invariant_errors, illegal_choices per side)`` recorded for a run: a run file's
+    ``diagnostics`` metadata (written by ``simulate`` and ``experiment``), or a dataset's
+    chunks' (its manifest; ``meta`` as :func:`load_meta` gives it, with ``chunks``); None when
+    the run records none (files of earlier versions).  ``invariant_errors`` counts the deals'
+    failed invariant checks (``--check``), ``illegal_choices`` the strategy's answers outside the
+    legal choices, which the engine overruled."""
+    if not isinstance(meta, Mapping):
+        return None
+    parts = []
+    if isinstance(meta.get("diagnostics"), Mapping):
+        parts.append(meta["diagnostics"])
+    for c in meta.get("chunks") or ():
+        if isinstance(c, Mapping) and isinstance(c.get("diagnostics"), Mapping):
+            parts.append(c["diagnostics"])
+    if not parts:
+        return None
+    errors, illegal = 0, []
+    for d in parts:
+        v = d.get("invariant_errors")
+        errors += v if isinstance(v, int) and not isinstance(v, bool) else 0
+        sides = d.get("illegal_choices")
+        for i, k in enumerate(sides if isinstance(sides, list) else ()):
+            if i >= len(illegal):
+                illegal.append(0)
+            illegal[i] += k if isinstance(k, int) and not isinstance(k, bool) else 0
+    return errors, illegal
 
 
 #: run-metadata counts and their least value (a hand-edited file or manifest may hold anything)

@@ -675,7 +675,13 @@ def run_simulation(
                     pass
                 writer.finish()
             else:
-                _io.write_run(path, finished(results), run_meta=meta, force=force)
+                _io.write_run(
+                    path,
+                    finished(results),
+                    run_meta=meta,
+                    force=force,
+                    final_meta=lambda: {"diagnostics": {**diagnostics, "illegal_choices": list(illegal)}},
+                )
             seconds = time.perf_counter() - t0
             bar.close()  # the last deal is in: not drawn on while the workers shut down
             if log_path is not None and not log_idx:  # an older run's logs do not stay beside the new run

@@ -220,6 +220,7 @@ class _RunWriter:
         import pyarrow.parquet as pq
 
         self.path, self.meta, self.deals = path, meta, 0
+        self.errors, self.illegal = 0, [0] * (len(meta.get("strategies") or ()) or 2)
         with _io.writing(path):
             self._w = pq.ParquetWriter(path, _io.ARROW_SCHEMA, compression="zstd", write_page_checksum=True)
 
@@ -227,9 +228,20 @@ class _RunWriter:
         with _io.writing(self.path):
             self._w.write_table(_io.chunk_table(cols, self.meta))
         self.deals += len(cols["side"]) // 2
+        if "invariant_errors" in cols and "deal_index" in cols:  # per deal, repeated on its rows
+            _, first = np.unique(np.asarray(cols["deal_index"]), return_index=True)
+            self.errors += int(np.asarray(cols["invariant_errors"])[first].sum())
+        if "illegal_choices" in cols:  # per side
+            side, n = np.asarray(cols["side"]), np.asarray(cols["illegal_choices"])
+            for s in range(len(self.illegal)):
+                self.illegal[s] += int(n[side == s].sum())
 
     def close(self) -> None:
-        meta = dict(self.meta, deals=self.deals)
+        meta = dict(
+            self.meta,
+            deals=self.deals,
+            diagnostics={"invariant_errors": self.errors, "illegal_choices": self.illegal},
+        )
         with _io.writing(self.path):
             self._w.add_key_value_metadata({_io.META_KEY: json.dumps(meta, sort_keys=True)})
             self._w.close()
