@@ -19,6 +19,7 @@ from strategies.basic import (
     P_PARTNER,
     P_SAFE_DISCARD,
     DiscardView,
+    DrawView,
     _extends_run,
     _nb_planes,
     _run_keep,
@@ -30,6 +31,8 @@ from tranca_sim.engine.cards import JOKER
 from tranca_sim.engine.deal import _obs
 from tranca_sim.engine.melds import is_black3, is_wild, n_naturals
 from tranca_sim.engine.obs import (
+    PUB_CAN_EMPTY,
+    PUB_HAND_N,
     PUB_LEN,
     PUB_N_SEATS,
     PUB_NO_DISCARD,
@@ -39,7 +42,20 @@ from tranca_sim.engine.obs import (
     seat_side,
 )
 from tranca_sim.engine.runs import hand_bits
-from tranca_sim.engine.state import MH_HI, MH_LO, MH_N, MH_NAT, MH_SUIT, MH_TYPE, MH_WILD, MT_RUN, SE_HAND_N, SS_N_MELDS, new_state
+from tranca_sim.engine.state import (
+    MH_HI,
+    MH_LO,
+    MH_N,
+    MH_NAT,
+    MH_SUIT,
+    MH_TYPE,
+    MH_WILD,
+    MT_RUN,
+    SC_PILE_N,
+    SE_HAND_N,
+    SS_N_MELDS,
+    new_state,
+)
 from tranca_sim.rules import (
     PRESETS,
     R_MAX_WILDS,
@@ -248,3 +264,77 @@ def test_discard_a_hand_made_buraco_position():
     st.se[0, SE_HAND_N] = 5
     new, old = _discards(st, rp, prm, 0)
     assert (new, old) == (3, 3)
+
+
+@njit
+def _pile_fits(st, rp, prm, can_empty, hand_n):
+    pub = np.zeros(PUB_LEN, np.int32)
+    hidden = np.zeros((2, 53), np.int16)
+    obs = _obs(st, rp, 0, pub, hidden)
+    pub[PUB_CAN_EMPTY] = can_empty
+    pub[PUB_HAND_N] = hand_n  # seat 0's hand size
+    keeps = np.zeros(52, np.int64)
+    for k in range(52):
+        keeps[k] = _run_keep(obs, 0, k)
+    return basic._open_pile_fits_runs(prm, DrawView(obs.hand, obs.pub, obs.pile, obs.mh, obs.rp)), keeps
+
+
+def reference_pile_fits(rules, st, share, can_empty, hand_n, keeps):
+    """The open pile's test as its docstring states it, from ``_run_keep`` of each card: the top card
+    fits (a wild where wilds play, else ``_run_keep`` above 0) and so do at least ``share`` of the
+    pile's cards; a one-card pile only when its natural is melded at once: it goes on an end of one
+    of the side's runs that no run covers (``_run_keep`` 50 or more: the neighbours add at most 46),
+    or the hand holds two suit neighbours that make a run with it, and the hand keeps two cards."""
+    pn = int(st.sc[SC_PILE_N])
+    if pn == 0:
+        return False
+    wilds_play = rules.max_wilds > 0
+
+    def wild(k):
+        return k == 52 or k % 13 == 1
+
+    def fits(k):
+        if wild(k) and wilds_play:
+            return True
+        return k != 52 and keeps[k] > 0
+
+    t = int(st.pile[pn - 1])
+    if not fits(t):
+        return False
+    if pn == 1:
+        if wild(t) or not (hand_n >= 4 or can_empty):
+            return False
+        if keeps[t] >= 50:
+            return True
+        s, r = t // 13, t % 13 + 1
+
+        def held(rank):  # round the suit: after the K the ace
+            return st.hand[0, s * 13 + (rank - 1) % 13] > 0
+
+        up1, dn1, up2 = held(r + 1), held(r - 1), held(r + 2)
+        dn2 = r != 1 and held(r - 2)  # below the ace: nothing (Q-A is no run)
+        return bool((dn2 and dn1) or (dn1 and up1) or (up1 and up2))
+    return sum(fits(int(k)) for k in st.pile[:pn]) >= share * pn
+
+
+@pytest.mark.parametrize("preset", RUN_PRESETS)
+@pytest.mark.parametrize("share", [0.25, 0.0, 0.5, 1.0])
+def test_open_pile_test_matches_the_plain_rule(preset, share):
+    rules = get_preset(preset)
+    rp = rules.to_array()
+    prm = resolve(f"basic:run_pile_share={share}").params
+    rng = np.random.default_rng(82)
+    pack = [k for k in range(52) for _ in range(2)] + [52] * rules.n_jokers
+    answers = set()
+    for i in range(800):
+        st = random_position(rules, rng)
+        pn = int(rng.choice([1, 1, 1, 2, 3, 5, 9, 20]))
+        pile = [pack[j] for j in rng.choice(len(pack), size=pn, replace=False)]
+        st.pile[:pn] = pile
+        st.sc[SC_PILE_N] = pn
+        can_empty, hand_n = int(rng.integers(2)), int(rng.integers(1, 12))
+        got, keeps = _pile_fits(st, rp, prm, can_empty, hand_n)
+        want = reference_pile_fits(rules, st, share, can_empty, hand_n, keeps)
+        assert got == want, (i, np.nonzero(st.hand[0])[0].tolist(), pile)
+        answers.add((pn == 1, bool(want)))
+    assert answers == {(True, True), (True, False), (False, True), (False, False)}
