@@ -900,6 +900,16 @@ _LOW2 = 3 * _SUIT_ACE  # bits 0-1 of each suit
 _HIGH11 = 0x1FFC * _SUIT_ACE  # bits 2-12 of each suit
 _ALL52 = (1 << 52) - 1
 _NO_KEY = 1 << 40  # _choose_discard: above every keep * 64 + k
+_NATURALS = _ALL52 & ~(2 * _SUIT_ACE)  # every kind but the 2s and the joker
+
+
+@njit(cache=True, inline="always")
+def _values_below_32(rp):
+    """Every suited kind's card value (``R_VALUES``) is 0-31: one OR over the 52 values."""
+    v = 0
+    for k in range(52):
+        v |= rp[R_VALUES + k]
+    return 0 <= v < 32
 
 
 @njit(cache=True, inline="always")
@@ -1055,6 +1065,14 @@ def _choose_discard(prm, obs, seen_pairs):
     present = held | ((((-np.int64(hand[JOKER])) >> 63) & 1) << JOKER)  # bit 52: hand[JOKER] > 0
     if no_discard >= 0:
         present &= ~(np.int64(1) << no_discard)  # may_discard
+    if runs and several and not sets and not special and wilds_meld and own == 0 and seen_pairs == 0 and not safe:
+        # open buraco's baseline: a natural's keep is -value // 5 plus its run keep, 0 for a lonely
+        # natural (no run end, no suit neighbour in the hand) and 8 or more for any other; with card
+        # values 0-31 a lonely natural keeps 0 or less and every other card 1 or more (a wild
+        # 1000), so the discard is the lonely natural of the lowest keep, the lowest kind of equals
+        lonely = present & _NATURALS & ~(up1 | dn1 | up2 | dn2 | c0 | c1 | c2 | c3)
+        if lonely != 0 and _values_below_32(obs.rp):
+            present = lonely  # the loop below visits only these; their run keep is 0
     while present != 0:
         k = trailing_zeros(present)
         present &= present - 1
