@@ -260,3 +260,31 @@ def test_experiment_runs_record_their_diagnostics(two_experiments):
 
     diag = load_meta(two_experiments["buraco"] / "runs" / "v01-lock.ab.parquet")["diagnostics"]
     assert diag == {"invariant_errors": 0, "illegal_choices": [0, 0]}
+
+
+# ---- F8: replay wording for Buraco ----------------------------------------------------------
+def test_buraco_replay_names_the_game_and_says_when_a_morto_becomes_the_stock(tmp_path, capsys):
+    """F8: the HTML page was titled 'Tranca deal 1 (buraco, ...)', and the text replay never said
+    that the stock ran out and a morto became the stock (the log's morto_stock, 004 / E22).  Deal 1
+    of seed 5, basic against random in buraco: the stock runs out at turn 58 and side B's untaken
+    morto becomes the stock."""
+    run = tmp_path / "b.parquet"
+    argv = ["simulate", "--preset", "buraco", "--deals", "2", "--seed", "5", "--threads", "1", "--out", str(run)]
+    assert call(argv, capsys)[0] == 0
+    page = tmp_path / "b.html"
+    status, out, err = call(["replay", str(run), "--deal", "1", "--html", str(page)], capsys)
+    assert status == 0, err
+    lines = out.splitlines()
+    at = [i for i, x in enumerate(lines) if "morto becomes the stock" in x]
+    assert len(at) == 1, out
+    assert "the stock is empty: side B's morto becomes the stock (11 cards" in lines[at[0]]
+    assert lines[at[0] - 1].startswith("turn 58 ") and "stock 0" in lines[at[0] - 1]
+    assert "<title>Buraco deal 1 (buraco, seed 5)" in page.read_text()
+
+
+def test_tranca_replay_page_is_still_titled_tranca(tmp_path, capsys):
+    run = tmp_path / "t.parquet"
+    assert call(["simulate", "--deals", "1", "--threads", "1", "--out", str(run)], capsys)[0] == 0
+    page = tmp_path / "t.html"
+    assert call(["replay", str(run), "--deal", "0", "--html", str(page)], capsys)[0] == 0
+    assert "<title>Tranca deal 0 (tranca, seed " in page.read_text()

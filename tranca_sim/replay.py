@@ -238,6 +238,12 @@ def format_deal(log: dict) -> str:
     return "\n".join(out)
 
 
+def game_name(preset) -> str:
+    """The game a preset plays, as a title names it: ``"Buraco"`` for the Buraco presets
+    (``buraco``, ``buraco-fechado``; seed 004), else ``"Tranca"``."""
+    return "Buraco" if str(preset or "").startswith("buraco") else "Tranca"
+
+
 def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str | None:
     """One action as a sentence (``"discards 7C · pile 5 cards, top 7C"``), read against the
     table just after it; None for the setup and ``turn`` markers.
@@ -276,6 +282,12 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
     if act == "morto":
         how = "direct: plays on in this turn" if a["direct"] else "indirect: plays it from the next turn"
         return f"takes side {side}'s morto ({how})"
+    if act == "morto_stock":
+        n = len(table.stock)
+        return (
+            f"the stock is empty: side {a['side']}'s morto becomes the stock ({n} card{'s' * (n != 1)}; "
+            "004 How to play, E22)"
+        )
     if act == "discard":
         return f"discards {a['card']} · {_pile_text(table)}"
     if act == "go_out":
@@ -515,7 +527,7 @@ def table_html(log: dict, turn: int) -> str:
         score = "match score before it: " + ", ".join(f"{n} {x}" for n, x in zip("ABC", mt["scores"]))
     else:
         where, score = f"deal {log['deal_index']}", ""
-    title = f"Tranca {where} ({log['preset']}, seed {log['master_seed']}), {caption}"
+    title = f"{game_name(log.get('preset'))} {where} ({log['preset']}, seed {log['master_seed']}), {caption}"
     who = html.escape(caption.replace("after ", "", 1)) or f"turn {turn}"
     items = "".join(f"<li>{html.escape(x)}</li>" for x in acts) or "<li>(nothing)</li>"
     return (
