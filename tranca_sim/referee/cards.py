@@ -22,6 +22,38 @@ _VALUES = {
             "7": 5, "6": 5, "5": 5, "4": 5, "3": 5, "2": 10, "JK": 20},
 }  # fmt: skip
 
+#: the seed file each preset is written from (VARIANTS.md "Presets"); any other rule set is 000's
+_SEED_OF = {"tranca-br": "002", "tranca-sp": "003", "buraco": "004", "buraco-fechado": "004"}
+
+#: where each seed states a meld rule the referee cites (seed file's section; VARIANTS.md decision)
+_CITE = {
+    "deck": {"000": "000 Card Deck", "002": "002 Descripción", "003": "003 Convenções",
+             "004": "004 Setup and deal"},
+    "jokers": {"000": "000 Card Deck", "002": "002 Descripción", "003": "003 Convenções",
+               "004": "004 Common variations 'Buraco with jokers'"},
+    "min_cards": {"000": "000 Gameplay 7", "002": "002 Descripción", "003": "003 O jogo",
+                  "004": "004 How to play"},
+    "one_rank": {"000": "000 Gameplay 7", "002": "002 Descripción", "003": "003 Tripas ou lavadeiras",
+                 "004": "004 Common variations 'Closed buraco'"},
+    "wilds": {"000": "000 Gameplay 7, VARIANTS 2", "002": "002 Descripción, VARIANTS 2",
+              "003": "003 Convenções, VARIANTS 2", "004": "004 How to play, VARIANTS 2"},
+}  # fmt: skip
+
+
+def seed_of(rules: Rules) -> str:
+    """The seed file (``"000"``, ``"002"``, ``"003"``, ``"004"``) a rule set's preset is written
+    from (VARIANTS.md "Presets": ``tranca-br`` 002, ``tranca-sp`` 003, the Buraco presets 004,
+    every ``tranca`` preset 000)."""
+    return _SEED_OF.get(rules.name, "000")
+
+
+def cite(rules: Rules, topic: str) -> str:
+    """The source of a meld rule (``topic``: ``"deck"``, ``"jokers"``, ``"min_cards"``,
+    ``"one_rank"``, ``"wilds"``) in the seed of ``rules``' preset: ``cite(buraco, "wilds")`` is
+    ``"004 How to play, VARIANTS 2"`` ("each meld takes only one wild card")."""
+    return _CITE[topic][seed_of(rules)]
+
+
 _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 _SUITS = "CDHS"
 

@@ -10,7 +10,7 @@ from numbers import Integral
 import numpy as np
 
 from ..rules import Rules
-from .cards import _RANKS, _black3, _cards, _default_rules, _pack, _rank, _red3, _value, _wild
+from .cards import _RANKS, _black3, _cards, _default_rules, _pack, _rank, _red3, _value, _wild, cite
 from .runs import RunLayout, any_order_run, ordered_run
 
 #: score parts of a log's ``result`` (each side), in the order they are compared; ``score`` is their sum
@@ -86,7 +86,8 @@ def _meld_check(
     for c, k in sorted(Counter(cards).items()):
         cap = rules.n_jokers if c == "JK" else 2
         if k > cap:
-            return bad("illegal_meld", f"{k} x {c}: the pack holds {cap} (000 Card Deck)")
+            src = cite(rules, "jokers" if c == "JK" and cap else "deck")
+            return bad("illegal_meld", f"{k} x {c}: the pack holds {cap} ({src})")
     special = rules.threes_special
     if special and any(_red3(c) for c in cards):
         return bad(
@@ -103,7 +104,8 @@ def _meld_check(
         if not rules.black3_on_going_out:
             return bad("black3", "black 3s are never melded in this rule set (VARIANTS 8)")
         if n < 3:
-            return bad("illegal_meld", f"{n} cards: a meld needs at least 3 cards (000 Gameplay 7)")
+            why = f"{n} cards: a meld needs at least 3 cards ({cite(rules, 'min_cards')})"
+            return bad("illegal_meld", why)
         if not going_out:
             return bad(
                 "black3",
@@ -113,7 +115,8 @@ def _meld_check(
         return MeldCheck(True, clean=True, canasta=False, rank="3", kind="black3"), None
     if n < 3:
         return bad(
-            "illegal_meld", f"{n} card{'s' if n != 1 else ''}: a meld needs at least 3 cards (000 Gameplay 7)"
+            "illegal_meld",
+            f"{n} card{'s' if n != 1 else ''}: a meld needs at least 3 cards ({cite(rules, 'min_cards')})",
         )
     if run is True or (run is None and rules.meld_runs and not _one_rank(cards)):
         return _as_run(cards, rules, in_order=run is True)
@@ -133,19 +136,19 @@ def _meld_check(
     if len(ranks) > 1:
         return bad(
             "illegal_meld",
-            f"naturals of ranks {', '.join(ranks)}: a meld is cards of one rank (000 Gameplay 7)",
+            f"naturals of ranks {', '.join(ranks)}: a meld is cards of one rank ({cite(rules, 'one_rank')})",
         )
     if len(wilds) > rules.max_wilds:
         return bad(
             "illegal_meld",
-            f"{len(wilds)} wild cards: at most {rules.max_wilds} in a meld (000 Gameplay 7, VARIANTS 2)",
+            f"{len(wilds)} wild cards: at most {rules.max_wilds} in a meld ({cite(rules, 'wilds')})",
         )
     if len(nats) < rules.min_naturals:
         word = "card" if len(nats) == 1 else "cards"
         return bad(
             "illegal_meld",
             f"{len(nats)} natural {word}: a meld needs at least {rules.min_naturals} naturals of its rank "
-            "(000 Gameplay 7, VARIANTS 2)",
+            f"({cite(rules, 'wilds')})",
         )
     return MeldCheck(True, clean=not wilds, canasta=n >= rules.canasta_size, rank=ranks[0], kind="set"), None
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rules import Rules
-from .cards import _RANKS, _SUITS, _wild
+from .cards import _RANKS, _SUITS, _wild, cite
 
 SOURCE = "000 Common Variations 'Tranca Carioca', 004 How to play, VARIANTS 6"
 
@@ -74,11 +74,11 @@ def _limits_reason(lay: RunLayout, rules: Rules) -> str | None:
     n = lay.high - lay.low + 1
     w = len(lay.wild_at)
     if w > rules.max_wilds:
-        return f"{w} wild cards: at most {rules.max_wilds} in a meld (000 Gameplay 7, VARIANTS 2, E17)"
+        return f"{w} wild cards: at most {rules.max_wilds} in a meld ({cite(rules, 'wilds')}, E17)"
     if n - w < rules.min_naturals:
         return (
             f"{n - w} natural card{'s' if n - w != 1 else ''}: a run needs at least {rules.min_naturals} "
-            "naturals of its suit (000 Gameplay 7, VARIANTS 2, E17)"
+            f"naturals of its suit ({cite(rules, 'wilds')}, E17)"
         )
     if lay.low < lowest_position(rules):
         return (
