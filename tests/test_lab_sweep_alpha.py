@@ -58,5 +58,5 @@ def test_the_tip_chart_says_the_experiments_level(tmp_path, monkeypatch):
     fig = charts.forest_plot(L.comparison(), info)
     texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
     assert "mean [99% interval]" in texts
-    assert any("99% interval; red: Holm-adjusted p < 0.01" in t for t in texts), texts
+    assert any("99% interval; red: Holm-adjusted p <= 0.01" in t for t in texts), texts
     assert not any("95%" in t or "0.05" in t for t in texts), texts

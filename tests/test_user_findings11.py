@@ -316,3 +316,21 @@ def test_tranca_replay_page_is_still_titled_tranca(tmp_path, capsys):
     page = tmp_path / "t.html"
     assert call(["replay", str(run), "--deal", "0", "--html", str(page)], capsys)[0] == 0
     assert "<title>Tranca deal 0 (tranca, seed " in page.read_text()
+
+
+# ---- F6: report.md's Design section names its methods ---------------------------------------
+def test_design_section_names_the_p_the_deal_win_test_and_the_match_interval(tmp_path):
+    """F6: the Design section did not say what the p column is (the confidence sequence's
+    anytime-valid p in a sequential experiment), that the deal-win p is an exact sign test on decks
+    or that the match-win interval is a bootstrap; its Holm line said 5% whatever the alpha."""
+    from tranca_sim.lab.experiment import run_experiment
+
+    toml = tmp_path / "seq.toml"
+    toml.write_text(TWO_TIPS.format(preset="tranca") + "\n[stopping]\nhalf_width = 2000.0\nalpha = 0.01\n")
+    run_experiment(toml, tmp_path / "seq", progress=False, threads=1)
+    md = (tmp_path / "seq" / "report.md").read_text()
+    design = md.split("## Design", 1)[1].split("\n## ", 1)[0]
+    assert "anytime-valid p-value of the confidence sequence" in design
+    assert "exact sign test on decks" in design
+    assert "99% interval from a bootstrap of the decks" in design
+    assert "family-wise error 1% " in design and "adjusted p <= 0.01" in design

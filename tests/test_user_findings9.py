@@ -90,7 +90,7 @@ def test_one_deck_tip_chart_says_only_what_is_drawn():
     # (labels of 19 to 31 characters put the one-line subtitle's end over the header)
     mid = pl.Series(["lock", "black3_lock=1,morto_rush=1"])
     tested = charts.forest_plot(L.comparison().head(2).with_columns(variant=mid), INFO)
-    assert "red: Holm-adjusted p < 0.05 over 2 comparisons" in _subtitle(tested)
+    assert "red: Holm-adjusted p <= 0.05 over 2 comparisons" in _subtitle(tested)
     for f in (fig, tested):  # the subtitle ends left of the header over the numbers
         f.draw_without_rendering()
         r = f.canvas.get_renderer()

@@ -182,7 +182,7 @@ def forest_plot(comparison: pl.DataFrame, info: ChartInfo, family: int | None = 
     if tested:
         sub = (
             f"mean over {units}s with {info.level} interval; "
-            f"red: Holm-adjusted p < {info.alpha:g} over {over}"
+            f"red: Holm-adjusted p <= {info.alpha:g} over {over}"
         )
     else:  # what is drawn: the means alone
         most = c["n_units"].max() if "n_units" in c.columns else None

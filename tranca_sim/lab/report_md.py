@@ -346,9 +346,22 @@ def render_markdown(
         interval = "95% Student t interval (fixed number of deals)"
     what = "margin" if design == "rotation" else "difference"
     out.append(f"- **Interval:** {interval}, of the mean {what} per {unit}.")
+    alpha = stop.get("alpha", 0.05) if isinstance(stop, dict) else 0.05
+    alpha = alpha if isinstance(alpha, (int, float)) and not isinstance(alpha, bool) else 0.05
     out.append(
-        "- **Many variants:** p-values adjusted with Holm's step-down method (family-wise error 5% over "
-        f"all {plural(comp.height, 'variant')}); Benjamini-Hochberg adjusted p-values as a screening column."
+        f"- **p:** two-sided, of a mean {what} of 0: "
+        + (
+            "the anytime-valid p-value of the confidence sequence (the smallest level at which it "
+            "excludes 0, over the looks taken), valid at the data-dependent stop"
+            if sequential
+            else "Student's t test on the units"
+        )
+        + "."
+    )
+    out.append(
+        f"- **Many variants:** p-values adjusted with Holm's step-down method (family-wise error {alpha:.0%} "
+        f"over all {plural(comp.height, 'variant')}; Holm-significant: adjusted p <= {alpha:g}); "
+        "Benjamini-Hochberg adjusted p-values as a screening column."
     )
     if sequential:
         stop_txt = f"batches until the interval half-width is below {_f(target, '.1f')} points per deal"
@@ -382,11 +395,17 @@ def render_markdown(
             "sign test over decks), the own-score gain, the going-out shares, and the probability of winning "
             "a three-player match to the preset's target"
             if design == "rotation"
-            else "- **Per comparison also:** the deal-win share difference (non-tie deals, paired test), the "
-            "going-out shares, and the probability of winning a match to the preset's target"
+            else "- **Per comparison also:** the deal-win share difference (non-tie deals; its p an exact "
+            + (
+                "sign test on decks, a deck's net wins over its two deals"
+                if design == "duplicate"
+                else "sign test of the deals only the variant or only the baseline won against the opponent"
+            )
+            + "), the going-out shares, and the probability of winning a match to the preset's target"
         )
         + (f" ({comp['match_method'][0]})" if comp.height and "match_method" in comp.columns else "")
-        + "; "
+        + f"; its {1 - alpha:.0%} interval from a bootstrap of the {unit}s (the matches replayed on resampled "
+        f"{unit}s) plus the Monte Carlo error of the matches; "
         + _MATCH_DRAWS.get(design, _MATCH_DRAWS["rotation"])
         + "."
     )
