@@ -138,9 +138,19 @@ def _numba_reason(e: Exception) -> str:
     reason = next(
         (x for x in lines if not x.startswith(skip) and not x.startswith("File ")), type(e).__name__
     )
-    at = next((x for x in lines if x.startswith("File ")), "")
-    m = re.match(r'File "(.*)", line (\d+)', at)
-    loc = f" ({Path(m.group(1)).name} line {m.group(2)})" if m else ""
+    # the user's line: the last source location outside numba's own files (an error inside one
+    # of numba's implementations names that file first)
+    spots = [m.groups() for m in re.finditer(r'File "([^"]*)", line (\d+)', str(e))]
+    own = [x for x in spots if "site-packages" not in x[0] and "/numba/" not in x[0]]
+    m = own[-1] if own else (spots[0] if spots else None)
+    loc = f" ({Path(m[0]).name} line {m[1]})" if m else ""
+    if "Only accept returning of array passed into the function as argument" in str(e):
+        called = re.search(r"Function\(<built-in function (\w+)>\)", str(e))
+        what = f"np.{called.group(1)}" if called else "an array"
+        reason = (
+            f"{what}: a strategy may not allocate arrays (np.zeros, np.empty, np.array, ...; the "
+            "kernels run without numba's reference counting, _nrt=False); keep scratch values in scalars"
+        )
     reason = re.sub(r"\x1b\[[0-9;]*m", "", reason)
     reason = re.sub(r"type Obs\((?:[^()]|\([^()]*\))*\)", "type Obs", reason)  # not the 8 array types
     return reason + loc

@@ -318,6 +318,81 @@ def test_tranca_replay_page_is_still_titled_tranca(tmp_path, capsys):
     assert "<title>Tranca deal 0 (tranca, seed " in page.read_text()
 
 
+# ---- F10: clearer messages -------------------------------------------------------------------
+ALLOC = '''
+import numpy as np
+from numba import njit
+
+NAME = "alloc_f10"
+PARAMS = ()
+
+
+@njit(cache=True, _nrt=False)
+def choose_draw(prm, obs, acts, n, rng):
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def choose_meld(prm, obs, acts, n, rng):
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def choose_discard(prm, obs, rng):
+    buf = np.zeros(53, dtype=np.int64)
+    return buf[0]
+'''
+
+
+def test_an_array_allocated_in_a_strategy_is_named_with_the_users_line(tmp_path, capsys):
+    """F10: np.zeros gave numba's 'No implementation of function ... zeros ... (arrayobj.py line
+    4902)': numba's own file, not the user's."""
+    f = tmp_path / "alloc_f10.py"
+    f.write_text(ALLOC)
+    status, _, err = call(["strategies", str(f)], capsys)
+    assert status == 2
+    line = _one_error_line(err)
+    assert "np.zeros: a strategy may not allocate arrays" in line
+    at = 1 + ALLOC.split("np.zeros")[0].count("\n")  # the line of the np.zeros call
+    assert line.endswith(f"(alloc_f10.py line {at})") and "arrayobj" not in line
+
+
+def test_a_name_taken_from_the_file_name_says_so(tmp_path, capsys):
+    """F10: 'q 😀.toml' failed with "name: use letters..., got 'q 😀'", though the file has no name."""
+    toml = tmp_path / "q 😀.toml"
+    toml.write_text(TWO_TIPS.format(preset="tranca"), encoding="utf-8")
+    status, _, err = call(["experiment", str(toml), "--out", str(tmp_path / "o"), "--no-progress"], capsys)
+    assert status == 2
+    line = _one_error_line(err)
+    assert "comes from the file name, 'q 😀'" in line and 'name = "..."' in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_dataset_in_a_directory_that_takes_none_names_the_flag(tmp_path, capsys):
+    """F10: `simulate --out /proc/a/` said `cannot write '/proc/a': ...` without the usual `--out:`,
+    after the engine was loaded."""
+    import os
+
+    if not os.path.isdir("/proc") or os.access("/proc", os.W_OK) and _can_mkdir("/proc"):
+        pytest.skip("needs a directory that accepts no new directory")
+    status, _, err = call(["simulate", "--deals", "10", "--out", "/proc/f10-dataset/"], capsys)
+    assert status == 2
+    line = _one_error_line(err)
+    assert line.startswith("tranca-sim: error: --out: cannot write '/proc/f10-dataset'")
+    assert "no directory can be created in '/proc'" in line
+
+
+def _can_mkdir(d) -> bool:
+    import os
+
+    try:
+        os.mkdir(os.path.join(d, "f10-probe"))
+    except OSError:
+        return False
+    os.rmdir(os.path.join(d, "f10-probe"))
+    return True
+
+
 # ---- F6: report.md's Design section names its methods ---------------------------------------
 def test_design_section_names_the_p_the_deal_win_test_and_the_match_interval(tmp_path):
     """F6: the Design section did not say what the p column is (the confidence sequence's

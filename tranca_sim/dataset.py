@@ -33,6 +33,7 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -316,6 +317,14 @@ def check_dataset_out(path, force: bool = False, resume: bool = False) -> str:
         parent = p.parent if str(p.parent) else Path(".")
         if not parent.is_dir():
             raise _io.RunFileError(f"cannot write {str(p)!r}: {str(parent)!r} does not exist")
+        probe = parent / f".probe-tranca-{os.getpid()}-{secrets.token_hex(4)}"
+        try:  # a directory that accepts none (/proc, read-only): said now, as for a run file
+            os.mkdir(probe)
+            os.rmdir(probe)
+        except OSError as e:
+            raise _io.RunFileError(
+                f"cannot write {str(p)!r}: no directory can be created in {str(parent)!r} ({_io._reason(e)})"
+            ) from None
         return "new"
     if not os.access(p, os.W_OK | os.X_OK):
         raise _io.RunFileError(f"cannot write {str(p)!r}: permission denied")

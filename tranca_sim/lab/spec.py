@@ -240,6 +240,12 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
         c.fail("", f"{len(missing)} required fields missing: " + "; ".join(f"{k} ({w})" for k, w in missing))
     name = c.text(doc, "name", "", default=Path(path).stem)
     if not all(ch.isalnum() or ch in "-_." for ch in name):
+        if "name" not in doc:  # the file's name gave it: say so, and how to set another
+            c.fail(
+                "name",
+                f"the experiment's name comes from the file name, {name!r}, which has characters other "
+                "than letters, digits, '-', '_' and '.'; rename the file or set one with name = \"...\"",
+            )
         c.fail("name", f"use letters, digits, '-', '_' and '.' only, got {name!r}")
     title = c.text(doc, "title", "", required=True)
     question = c.text(doc, "question", "", required=True)
