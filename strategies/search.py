@@ -94,7 +94,10 @@ def space_of(mod, rules=None, only=None) -> list[SearchParam]:
     from tranca_sim.rules import Rules
 
     rule_fields = set(Rules.__dataclass_fields__)
+    from strategies.inert import inert_reason
+
     out: list[SearchParam] = []
+    dropped: dict[str, str] = {}
     seen = set()
     for i, entry in enumerate(declared):
         where = f"strategy {name!r}: SEARCH[{i}]"
@@ -136,11 +139,17 @@ def space_of(mod, rules=None, only=None) -> list[SearchParam]:
             raise StrategyError(f"{where} ({pname}): rule {rule!r} is not a rule option")
         if rules is not None and rule is not None and not getattr(rules, rule):
             continue
+        why = inert_reason(name, pname, rules) if rules is not None else None
+        if why is not None:  # a parameter that cannot change play here (strategies/inert.py)
+            dropped[pname] = why[0]
+            continue
         choices = tuple(values) if grid is not None else None
         out.append(SearchParam(pname, kind, lo, hi, float(default), rule, choices))
     if only:
         names = [p.name for p in out]
         bad = [n for n in only if n not in names]
+        if bad and bad[0] in dropped:
+            raise StrategyError(f"{dropped[bad[0]]}; tune does not search it")
         if bad:
             raise StrategyError(
                 f"{bad[0]!r} is not in the search space of {name!r} here; searchable: {', '.join(names)}"

@@ -19,11 +19,18 @@ batch = 4
 budget = 8
 [[variants]]
 label = "lock"
-strategy = "basic:black3_lock=1"
+strategy = "{lock}"
 [[variants]]
 label = "rush"
 strategy = "basic:morto_rush=1"
 """
+
+
+def two_tips(preset: str) -> str:
+    """TWO_TIPS for ``preset``; its first tip is the black-3 lock, safe discards in Buraco (no pile is
+    locked there, and an experiment refuses black3_lock: F7)."""
+    lock = "basic:safe_discard=1" if preset.startswith("buraco") else "basic:black3_lock=1"
+    return TWO_TIPS.format(preset=preset, lock=lock)
 
 
 def _one_error_line(err: str) -> str:
@@ -43,7 +50,7 @@ def two_experiments(tmp_path_factory):
     out = {}
     for preset in ("tranca", "buraco"):
         toml = root / f"two-{preset}.toml"
-        toml.write_text(TWO_TIPS.format(preset=preset), encoding="utf-8")
+        toml.write_text(two_tips(preset), encoding="utf-8")
         out[preset] = root / preset
         run_experiment(toml, out[preset], progress=False, report=False, threads=1)
     return out
@@ -170,7 +177,7 @@ def test_force_replaces_an_earlier_experiment_and_keeps_its_notes(two_experiment
     d = _copy(two_experiments["tranca"], tmp_path)
     (d / "notes.md").write_text("my reading")
     toml = tmp_path / "one.toml"
-    toml.write_text(TWO_TIPS.format(preset="tranca").split('[[variants]]\nlabel = "rush"')[0])
+    toml.write_text(two_tips("tranca").split('[[variants]]\nlabel = "rush"')[0])
     status, _, err = call(["experiment", str(toml), "--out", str(d), "--force", "--no-progress"], capsys)
     assert status == 0, err
     assert (d / "notes.md").read_text() == "my reading"
@@ -182,7 +189,7 @@ def test_out_dot_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
     """F10: `experiment ... --out . --force` said `cannot write '.': Device or resource busy`."""
     monkeypatch.chdir(tmp_path)
     toml = tmp_path / "one.toml"
-    toml.write_text(TWO_TIPS.format(preset="tranca"))
+    toml.write_text(two_tips("tranca"))
     status, _, err = call(["experiment", str(toml), "--out", ".", "--force", "--no-progress"], capsys)
     assert status == 2
     line = _one_error_line(err)
@@ -360,7 +367,7 @@ def test_an_array_allocated_in_a_strategy_is_named_with_the_users_line(tmp_path,
 def test_a_name_taken_from_the_file_name_says_so(tmp_path, capsys):
     """F10: 'q 😀.toml' failed with "name: use letters..., got 'q 😀'", though the file has no name."""
     toml = tmp_path / "q 😀.toml"
-    toml.write_text(TWO_TIPS.format(preset="tranca"), encoding="utf-8")
+    toml.write_text(two_tips("tranca"), encoding="utf-8")
     status, _, err = call(["experiment", str(toml), "--out", str(tmp_path / "o"), "--no-progress"], capsys)
     assert status == 2
     line = _one_error_line(err)
@@ -401,7 +408,7 @@ def test_design_section_names_the_p_the_deal_win_test_and_the_match_interval(tmp
     from tranca_sim.lab.experiment import run_experiment
 
     toml = tmp_path / "seq.toml"
-    toml.write_text(TWO_TIPS.format(preset="tranca") + "\n[stopping]\nhalf_width = 2000.0\nalpha = 0.01\n")
+    toml.write_text(two_tips("tranca") + "\n[stopping]\nhalf_width = 2000.0\nalpha = 0.01\n")
     run_experiment(toml, tmp_path / "seq", progress=False, threads=1)
     md = (tmp_path / "seq" / "report.md").read_text()
     design = md.split("## Design", 1)[1].split("\n## ", 1)[0]
@@ -409,3 +416,103 @@ def test_design_section_names_the_p_the_deal_win_test_and_the_match_interval(tmp
     assert "exact sign test on decks" in design
     assert "99% interval from a bootstrap of the decks" in design
     assert "family-wise error 1% " in design and "adjusted p <= 0.01" in design
+
+
+# ---- F7: parameters that cannot change play under a preset ----------------------------------
+def _toml(tmp_path, body: str, preset: str = "buraco"):
+    f = tmp_path / "inert.toml"
+    f.write_text(f'title = "t"\nquestion = "q"\npreset = "{preset}"\nbaseline = "basic"\nbatch = 4\nbudget = 8\n'
+                 + body)  # fmt: skip
+    return f
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '[[variants]]\nlabel = "lock"\nstrategy = "basic:black3_lock=1"\n',
+        '[sweep]\nstrategy = "basic"\nparam = "black3_lock"\ngrid = [0, 1]\n',
+    ],
+    ids=["variant", "sweep"],
+)
+def test_experiment_refuses_black3_lock_in_buraco(tmp_path, capsys, body):
+    """F7: black3_lock does nothing in Buraco (no pile is locked, 004) but was accepted."""
+    status, _, err = call(["experiment", str(_toml(tmp_path, body)), "--out", str(tmp_path / "o")], capsys)
+    assert status == 2
+    line = _one_error_line(err)
+    assert "black3_lock cannot change play under buraco" in line and "lock_by_black3 off" in line
+    assert "004" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_experiment_accepts_black3_lock_in_tranca(tmp_path):
+    from tranca_sim.lab.spec import load_spec
+
+    spec = load_spec(_toml(tmp_path, '[[variants]]\nstrategy = "basic:black3_lock=1"\n', preset="tranca"))
+    assert "black3_lock=1" in spec["variants"][0]["strategy"]
+
+
+def test_experiment_warns_about_a_parameter_measured_inert(tmp_path):
+    from strategies.inert import InertParameterWarning
+    from tranca_sim.lab.spec import load_spec
+
+    with pytest.warns(InertParameterWarning, match="take_pile_min changed no deal under buraco"):
+        load_spec(_toml(tmp_path, '[[variants]]\nstrategy = "basic:take_pile_min=5"\n'))
+
+
+def test_tune_does_not_search_black3_lock_in_buraco(tmp_path, capsys):
+    """F7: `tune --params` listed black3_lock as searchable for buraco, and tune could put it in
+    its winner."""
+    argv = ["tune", "basic", "--preset", "buraco", "--budget", "12000", "--trial-deals", "400",
+            "--out", str(tmp_path / "t")]  # fmt: skip
+    status, _, err = call([*argv, "--params", "black3_lock,go_out"], capsys)
+    assert status == 2
+    assert "--params black3_lock,go_out: black3_lock cannot change play under buraco" in _one_error_line(err)
+    status, _, err = call([*argv, "--params", "nope"], capsys)
+    searchable = _one_error_line(err).split("searchable: ", 1)[1].split(", ")
+    assert "go_out" in searchable and "black3_lock" not in searchable and "red3_pace" not in searchable
+    from strategies.search import search_space
+    from tranca_sim.rules import get_preset
+
+    assert "black3_lock" in [p.name for p in search_space("basic", get_preset("tranca"))]
+
+
+def _digest(rules, sides, n=400):
+    import hashlib
+
+    import numpy as np
+
+    from tranca_sim.engine import simulate_chunk
+
+    cols = simulate_chunk(rules, sides, master_seed=11, start=0, count=n)
+    h = hashlib.sha256()
+    for k in sorted(cols):
+        h.update(k.encode())
+        h.update(np.ascontiguousarray(cols[k]).tobytes())
+    return h.hexdigest()
+
+
+def test_the_parameters_called_inert_play_the_same_deals_and_the_others_do_not():
+    """The table of strategies/inert.py against play: each parameter it calls inert under a preset
+    plays 400 deals exactly as the default (lowest and highest value); black3_lock and
+    take_pile_min, inert in buraco, change play in tranca."""
+    import strategies.basic as basic
+    from strategies.inert import inert_reason
+    from tranca_sim.rules import PRESETS
+
+    rng = {p[0]: (p[3], p[4], p[1]) for p in basic.PARAMS}
+    checked = 0
+    for name, rules in PRESETS.items():
+        if rules.n_seats == 3:
+            continue  # the same table at three: the 20,000-deal measurement of strategies/inert.py
+        base = _digest(rules, ("basic", "basic"))
+        for param, (lo, hi, default) in rng.items():
+            if inert_reason("basic", param, rules) is None:
+                continue
+            for v in {lo, hi} - {default}:
+                assert _digest(rules, (f"basic:{param}={v:g}", "basic")) == base, (name, param, v)
+                checked += 1
+    assert checked > 40
+    tranca = PRESETS["tranca"]
+    base = _digest(tranca, ("basic", "basic"))
+    assert _digest(tranca, ("basic:black3_lock=1", "basic")) != base
+    assert _digest(tranca, ("basic:take_pile_min=8", "basic")) != base

@@ -614,7 +614,7 @@ def _main(argv, state: dict) -> int:
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if category.__name__ == "TunedFallbackWarning":  # one readable line, not a source location
+        if category.__name__ in ("TunedFallbackWarning", "InertParameterWarning"):  # one readable line
             _warn(str(message))
         else:
             shown(message, category, filename, lineno, file, line)

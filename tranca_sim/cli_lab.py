@@ -192,7 +192,13 @@ def _cmd_tune(a) -> None:
     with _flag("--params" if only else "STRATEGY", a.params if only else a.strategy):
         from strategies.search import search_space
 
-        search_space(a.strategy, None, only)
+        from .rules import get_preset
+
+        try:  # the preset's space: a parameter that cannot act there is not searchable (strategies/inert.py)
+            preset_rules = get_preset(cfg.preset)
+        except Exception:  # noqa: BLE001 -- check_config says what is wrong with the preset
+            preset_rules = None
+        search_space(a.strategy, preset_rules, only)
     check_config(cfg)
     _check_dir_out(a.out, "tune")
     _lock_out(a, a.out, make_dirs=True)

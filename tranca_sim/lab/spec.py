@@ -185,6 +185,27 @@ def _fmt(v: float) -> str:
     return f"{v:g}"
 
 
+def _check_inert(c, variants: list[dict], baseline: str, rules, path) -> None:
+    """Refuse a variant or sweep that changes, against the baseline, a parameter that cannot change
+    play under the experiment's rules (a rule it acts on is off: ``black3_lock`` in Buraco); warn
+    (:class:`strategies.inert.InertParameterWarning`, one line) for one only measured to change
+    nothing there (:mod:`strategies.inert`)."""
+    from strategies.inert import inert_changes, warn
+
+    warned = set()
+    for i, v in enumerate(variants):
+        for param, reason, ruled in inert_changes(v["strategy"], baseline, rules, rules.name):
+            if v["param"] is None:
+                where = f"variants[{i}].strategy"
+            else:
+                where = "sweep.param" if param == v["param"] else "sweep.params"
+            if ruled:
+                c.fail(where, f"{reason}; the variant would play exactly as the baseline")
+            if (where, param) not in warned:
+                warned.add((where, param))
+                warn(f"{path}: {where} ({v['label']}): {reason}")
+
+
 def load_spec(path, deals_cap: int | None = None) -> dict:
     """Read and check an experiment file.
 
@@ -373,6 +394,7 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
         sweep = {"strategy": base, "param": param, "grid": values, "note": note or None}
     if not variants:
         c.fail("variants", "no variant to compare: give [[variants]] or a [sweep]")
+    _check_inert(c, variants, baseline, rules, path)
     seen = {}
     for i, v in enumerate(variants):
         if v["label"] in seen:
