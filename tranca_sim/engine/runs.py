@@ -249,7 +249,9 @@ def list_run_actions(st, rp, seat, acts, n):
     if wild_any:
         rows |= np.int64(st.ss[side, SS_RUN_ROOM])
     while rows != 0:
-        m = trailing_zeros(rows)
+        # int32, as the row loop's m was (a range over State.ss's int32 count): the callees taking m
+        # (_empty_ok_after_ext, act) are not compiled a second time for an int64 (first compile)
+        m = np.int32(trailing_zeros(rows))
         rows &= rows - 1
         s = st.mh[side, m, MH_SUIT]
         lo = st.mh[side, m, MH_LO]
