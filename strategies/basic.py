@@ -1072,7 +1072,12 @@ def _choose_discard(prm, obs, seen_pairs):
         # 1000), so the discard is the lonely natural of the lowest keep, the lowest kind of equals
         lonely = present & _NATURALS & ~(up1 | dn1 | up2 | dn2 | c0 | c1 | c2 | c3)
         if lonely != 0 and _values_below_32(obs.rp):
-            present = lonely  # the loop below visits only these; their run keep is 0
+            while lonely != 0:  # their run keep is 0
+                k = trailing_zeros(lonely)
+                lonely &= lonely - 1
+                key = (-obs.rp[R_VALUES + k] // 5) * 64 + k
+                best_key = key if key < best_key else best_key
+            present = 0  # nothing else can keep less
     while present != 0:
         k = trailing_zeros(present)
         present &= present - 1
