@@ -27,3 +27,13 @@ def call(argv, capsys):
         status = e.code
     out, err = capsys.readouterr()
     return status, out, err
+
+
+def one_error_line(err: str) -> str:
+    """The one line of ``err`` (stderr), asserted to be a single ``tranca-sim: error: ...`` line with
+    no traceback; returned for the test's own checks of its words."""
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("tranca-sim: error: "), err
+    assert "Traceback" not in err
+    return lines[0]

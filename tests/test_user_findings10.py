@@ -4,15 +4,7 @@ silently now gives one ``tranca-sim: error: ...`` line and exit 2."""
 from __future__ import annotations
 
 import pytest
-from cli_call import call
-
-
-def _one_error_line(err: str) -> str:
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1, err
-    assert lines[0].startswith("tranca-sim: error: "), err
-    assert "Traceback" not in err
-    return lines[0]
+from cli_call import call, one_error_line
 
 
 def test_tune_refuses_a_three_player_preset_in_one_line(tmp_path, capsys):
@@ -25,7 +17,7 @@ def test_tune_refuses_a_three_player_preset_in_one_line(tmp_path, capsys):
         capsys,
     )
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert "--preset tranca-3p" in line and "tranca-2p" in line
     assert "tranca-3p," not in line.split("supports", 1)[1]
 
@@ -37,7 +29,7 @@ def test_tune_refuses_a_parameter_listed_twice(tmp_path, capsys):
         capsys,
     )  # fmt: skip
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert "--params" in line and "go_out" in line and "twice" in line
 
 
@@ -54,7 +46,7 @@ def test_a_bad_scheduler_address_is_one_line(tmp_path, capsys, command, address)
         argv = ["experiment", "experiments/tranca-tips.toml", "--scheduler", address, "--out", str(tmp_path / "e")]
     status, _, err = call(argv, capsys)
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert line.startswith("tranca-sim: error: --scheduler ")
     assert repr(address) in line
     assert not (tmp_path / "x.parquet").exists() and not (tmp_path / "e").exists()
@@ -74,7 +66,7 @@ def test_an_impossible_chunk_size_is_refused_up_front(tmp_path, capsys):
         ["simulate", "--deals", "1000000000000", "--chunk-size", "1000000000000", "--out", str(out)], capsys
     )
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert "--chunk-size" in line and "10000000" in line
     assert not out.exists()
 
@@ -122,7 +114,7 @@ def test_an_exception_in_a_user_strategy_is_one_line_naming_the_file(tmp_path, c
     monkeypatch.setattr(cli, "_cmd_simulate", failing_simulate)
     status, _, err = call(["simulate", "--deals", "10", "--out", str(tmp_path / "x.parquet")], capsys)
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert str(path) in line
     assert "ValueError: my strategy gave up" in line
     assert "line 3" in line and "choose_discard" in line
@@ -249,6 +241,6 @@ def test_simulate_refuses_resume_with_force(tmp_path, capsys):
     status, _, err = call(["simulate", "--deals", "20", "--chunk-size", "10", "--out", out, "--resume", "--force",
                            "--no-progress"], capsys)  # fmt: skip
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert "--resume" in line and "--force" in line
     assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == before

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from cli_call import call
+from cli_call import call, one_error_line
 
 TWO_TIPS = """
 title = "Two tips"
@@ -31,14 +31,6 @@ def two_tips(preset: str) -> str:
     locked there, and an experiment refuses black3_lock: F7)."""
     lock = "basic:safe_discard=1" if preset.startswith("buraco") else "basic:black3_lock=1"
     return TWO_TIPS.format(preset=preset, lock=lock)
-
-
-def _one_error_line(err: str) -> str:
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1, err
-    assert lines[0].startswith("tranca-sim: error: "), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +59,7 @@ def _refused(d, capsys) -> str:
     assert status == 2
     assert not (d / "report.md").exists()  # nothing written
     assert not list(d.glob("*.png")) and not list(d.glob("*.svg"))
-    return _one_error_line(err)
+    return one_error_line(err)
 
 
 def test_report_refuses_a_run_of_another_preset(two_experiments, tmp_path, capsys):
@@ -157,7 +149,7 @@ def test_force_refuses_a_directory_that_is_not_an_earlier_output(tmp_path, capsy
     d = _foreign_dir(tmp_path)
     status, _, err = call([*argv, "--out", str(d), "--force"], capsys)
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert f"not an earlier {argv[0]} output" in line and "precious.txt" in line
     _still_there(d)
 
@@ -167,7 +159,7 @@ def test_force_refuses_an_experiment_directory_for_a_ladder(two_experiments, tmp
     before = sorted(x.name for x in d.iterdir())
     status, _, err = call(["ladder", "--decks", "10", "--out", str(d), "--force"], capsys)
     assert status == 2
-    assert "no ladder.json" in _one_error_line(err)
+    assert "no ladder.json" in one_error_line(err)
     assert sorted(x.name for x in d.iterdir()) == before
 
 
@@ -192,7 +184,7 @@ def test_out_dot_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
     toml.write_text(two_tips("tranca"))
     status, _, err = call(["experiment", str(toml), "--out", ".", "--force", "--no-progress"], capsys)
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert "'.'" in line and "current directory" in line
     assert sorted(x.name for x in tmp_path.iterdir()) == ["one.toml"]
 
@@ -358,7 +350,7 @@ def test_an_array_allocated_in_a_strategy_is_named_with_the_users_line(tmp_path,
     f.write_text(ALLOC)
     status, _, err = call(["strategies", str(f)], capsys)
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert "np.zeros: a strategy may not allocate arrays" in line
     at = 1 + ALLOC.split("np.zeros")[0].count("\n")  # the line of the np.zeros call
     assert line.endswith(f"(alloc_f10.py line {at})") and "arrayobj" not in line
@@ -370,7 +362,7 @@ def test_a_name_taken_from_the_file_name_says_so(tmp_path, capsys):
     toml.write_text(two_tips("tranca"), encoding="utf-8")
     status, _, err = call(["experiment", str(toml), "--out", str(tmp_path / "o"), "--no-progress"], capsys)
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert "comes from the file name, 'q 😀'" in line and 'name = "..."' in line
     assert not (tmp_path / "o").exists()
 
@@ -384,7 +376,7 @@ def test_a_dataset_in_a_directory_that_takes_none_names_the_flag(tmp_path, capsy
         pytest.skip("needs a directory that accepts no new directory")
     status, _, err = call(["simulate", "--deals", "10", "--out", "/proc/f10-dataset/"], capsys)
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert line.startswith("tranca-sim: error: --out: cannot write '/proc/f10-dataset'")
     assert "no directory can be created in '/proc'" in line
 
@@ -438,7 +430,7 @@ def test_experiment_refuses_black3_lock_in_buraco(tmp_path, capsys, body):
     """F7: black3_lock does nothing in Buraco (no pile is locked, 004) but was accepted."""
     status, _, err = call(["experiment", str(_toml(tmp_path, body)), "--out", str(tmp_path / "o")], capsys)
     assert status == 2
-    line = _one_error_line(err)
+    line = one_error_line(err)
     assert "black3_lock cannot change play under buraco" in line and "lock_by_black3 off" in line
     assert "004" in line
     assert not (tmp_path / "o").exists()
@@ -466,9 +458,9 @@ def test_tune_does_not_search_black3_lock_in_buraco(tmp_path, capsys):
             "--out", str(tmp_path / "t")]  # fmt: skip
     status, _, err = call([*argv, "--params", "black3_lock,go_out"], capsys)
     assert status == 2
-    assert "--params black3_lock,go_out: black3_lock cannot change play under buraco" in _one_error_line(err)
+    assert "--params black3_lock,go_out: black3_lock cannot change play under buraco" in one_error_line(err)
     status, _, err = call([*argv, "--params", "nope"], capsys)
-    searchable = _one_error_line(err).split("searchable: ", 1)[1].split(", ")
+    searchable = one_error_line(err).split("searchable: ", 1)[1].split(", ")
     assert "go_out" in searchable and "black3_lock" not in searchable and "red3_pace" not in searchable
     from strategies.search import search_space
     from tranca_sim.rules import get_preset
