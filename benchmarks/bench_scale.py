@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def one(mode: str, deals: int, chunk: int, out: str, pair: str = "basic-basic") -> dict:
-    from tranca_sim.run import run_simulation
+    from tranca_sim.simulate import run_simulation
 
     kw = {"threads": 2}
     if mode.startswith("processes"):

@@ -27,7 +27,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from strategies.user import include_search
+from tranca_sim.strategies.user import include_search
 
 include_search()  # before the engine loads: it is compiled without the search player otherwise
 from tranca_sim.engine import simulate_chunk
@@ -60,10 +60,10 @@ def _positions(rules, k: int):
     """Up to ``k`` discard and ``k`` searched-draw positions: lists of (obs, acts, n)."""
     from tranca_sim.engine.kernel import deck_of
     from tranca_sim.engine.melds import list_draw_actions
-    from tranca_sim.engine.search import POLICY_PRM
-    from tranca_sim.engine.search_positions import observe, rollout_deal, to_discard
     from tranca_sim.engine.state import SC_OVER, SC_SEAT, SS_INDIRECT_SEAT, new_state
     from tranca_sim.engine.turn import place_red3s
+    from tranca_sim.strategies.pimc_positions import observe, rollout_deal, to_discard
+    from tranca_sim.strategies.pimc_search import POLICY_PRM
 
     rp = rules.to_array()
     prm = POLICY_PRM[0].copy()
@@ -92,7 +92,7 @@ def _positions(rules, k: int):
 def time_decisions(rules, k: int, budgets=BUDGETS) -> list[dict]:
     """Wall time of single searched decisions (see the module doc): per budget and kind, the
     count, median, mean and 90th percentile in microseconds."""
-    from strategies import pimc, resolve
+    from tranca_sim.strategies import pimc, resolve
 
     discards, draws = _positions(rules, k)
     out = []

@@ -57,9 +57,10 @@ def main() -> int:
     import numba
 
     from tranca_sim.engine import simulate_chunk
-    from tranca_sim.lab.experiment import load_experiment, run_experiment
-    from tranca_sim.lab.spec import load_spec
-    from tranca_sim.lab.tables import comparison_table, format_table
+    from tranca_sim.lab.experiments.experiment import load_experiment, run_experiment
+    from tranca_sim.lab.experiments.spec import load_spec
+    from tranca_sim.lab.publish.tables import comparison_table
+    from tranca_sim.lab.publish.table_text import format_table
     from tranca_sim.rules import Rules
 
     spec = load_spec(a.experiment)

@@ -41,7 +41,7 @@ def main() -> None:
     import numba
 
     from tranca_sim.engine import simulate_chunk
-    from tranca_sim.lab.tune import TuneConfig, run_tune
+    from tranca_sim.lab.tuning.tune import TuneConfig, run_tune
     from tranca_sim.rules import get_preset
 
     simulate_chunk(get_preset("tranca"), ("basic", "basic"), master_seed=1, start=0, count=2)  # compile/load

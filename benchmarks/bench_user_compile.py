@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RUN = """
 import json, resource, sys, time
 t = time.perf_counter()
-from strategies import resolve
+from tranca_sim.strategies import resolve
 user = sys.argv[1]
 specs = [resolve(user)] if user else []
 from tranca_sim.engine import simulate_chunk

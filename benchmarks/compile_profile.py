@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def _search() -> bool:
     try:
-        from strategies.user import search_wanted
+        from tranca_sim.strategies.user import search_wanted
     except ImportError:  # a checkout from before the lean engine: the search player always in
         return True
     return search_wanted()
@@ -58,7 +58,7 @@ def main() -> int:
     # isort: split
     from numba.core import config, event
 
-    from strategies import resolve
+    from tranca_sim.strategies import resolve
 
     for name in args.pair.split("-"):  # named before the engine loads: search compiles in if named
         resolve(name)

@@ -57,7 +57,7 @@ def main() -> int:
 
     import numpy as np
 
-    from strategies import StrategyError, prepare_engine
+    from tranca_sim.strategies import StrategyError, prepare_engine
 
     pairs = [p for p in PAIRS if not (args.no_search and "search" in p)]
     prepare_engine([s for p in pairs for s in p])  # before the engine loads: search compiled in if played

@@ -318,7 +318,7 @@ def main() -> int:
     plays = {args.strategy} | ({"tuned"} if args.strategy == "basic" else set())  # tuned plays basic
     if any(s.name not in plays for s in specs):
         ap.error(f"--pair {args.pair}: every seat must play --strategy {args.strategy}")
-    new = importlib.import_module(f"strategies.{args.strategy}")
+    new = importlib.import_module(f"tranca_sim.strategies.{args.strategy}")
     old = _load(args.old, args.strategy, f"_old_{args.strategy}")
     run_nb = build(old, new)
     n = args.deals

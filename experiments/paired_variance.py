@@ -15,7 +15,7 @@ Two questions, over runs of the ``tranca`` preset (default 100,000 deals each):
 
 Run: ``python experiments/paired_variance.py [deals] [seed]``; prints one line
 per pairing and per pair of runs.  Numbers are quoted in README.md ("How the
-comparison is paired") and :mod:`tranca_sim.lab.stats`.
+comparison is paired") and :mod:`tranca_sim.lab.statistics.stats`.
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def _report_rounds(md: str) -> list[dict]:
 
 
 def rebuild(d: Path, trials: Path | None = None) -> tuple[list[dict], dict, list[str]]:
-    """``(rows, result, old texts)`` for :func:`tranca_sim.lab.tune_report.trace_figure`."""
+    """``(rows, result, old texts)`` for :func:`tranca_sim.lab.tuning.tune_report.trace_figure`."""
     md = (d / "report.md").read_text(encoding="utf-8")
     meta = tomllib.loads((d / "params.toml").read_text(encoding="utf-8"))
     m = re.search(r"([\d,]+) deals \(([\d,]+) decks\) per candidate; selection of the best (\d+) on ([\d,]+) deals each; "
@@ -206,8 +206,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="check only; write nothing")
     a = ap.parse_args(argv)
     saved = {Path(k): Path(v) for k, _, v in (x.partition("=") for x in a.check_trials)}
-    from tranca_sim.lab.charts import save_figure
-    from tranca_sim.lab.tune_report import trace_figure
+    from tranca_sim.lab.publish.charts import save_figure
+    from tranca_sim.lab.tuning.tune_report import trace_figure
 
     done = []
     for d in a.dirs:

@@ -12,14 +12,21 @@ and three numba functions::
 ``prm`` is the seat's ``float64[N_PARAMS]`` parameter row, ``obs`` an
 :data:`tranca_sim.engine.obs.Obs` (only what the player may see), ``rng`` the
 seat's own ``uint64[4]`` stream.  Register the module in
-:mod:`strategies.registry` and run ``python -m strategies.build``.
+:mod:`tranca_sim.strategies.registry` and run ``python -m tranca_sim.strategies.build``.
 
 A user's own module needs no registration: name it by path
 (``my_strats.py:greedy``) or install it under the entry-point group
-``tranca_sim.strategies`` (:mod:`strategies.user`).  See docs/strategies.md.
+``tranca_sim.strategies`` (:mod:`tranca_sim.strategies.user`).  See docs/strategies.md.
 """
 
 from __future__ import annotations
+
+if __name__ != "tranca_sim.strategies":  # the repository's folder imported under its old top-level name
+    raise ImportError(
+        f"no package {__name__!r}: the strategies are imported as 'tranca_sim.strategies' "
+        "(docs/strategies.md, 'Import names')",
+        name=__name__,
+    )
 
 import importlib
 import math
@@ -29,13 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-# tranca_sim's import sets numba's cache directory and optimisation level (tranca_sim/_cache.py); it must
-# come before the first strategy module imports numba, or a script that resolves strategies first
-# would compile the engine again at numba's default level (a fresh user's find)
-import tranca_sim  # noqa: F401
-from strategies.registry import MODULES, PARAM_SETS
-
-N_PARAMS = 32  # width of a parameter row; a strategy uses the first len(PARAMS)
+from tranca_sim.engine.contract import N_PARAMS, Plug, plug
+from tranca_sim.strategies.registry import MODULES, PARAM_SETS
 
 
 class StrategyError(ValueError):
@@ -68,7 +70,7 @@ class StrategySpec:
 
     @property
     def sid(self) -> int:
-        from strategies.user import sid_of
+        from tranca_sim.strategies.user import sid_of
 
         return sid_of(self.module or self.name)
 
@@ -121,12 +123,12 @@ def check_rules(specs, rules) -> None:
 
 
 def _modules():
-    return [importlib.import_module(f"strategies.{m}") for m in MODULES]
+    return [importlib.import_module(f"tranca_sim.strategies.{m}") for m in MODULES]
 
 
 def _param_sets():
     """The built-ins played by another built-in's functions (``registry.PARAM_SETS``)."""
-    return [importlib.import_module(f"strategies.{m}") for m in PARAM_SETS]
+    return [importlib.import_module(f"tranca_sim.strategies.{m}") for m in PARAM_SETS]
 
 
 def builtin_names() -> list[str]:
@@ -144,7 +146,7 @@ def list_strategies(installed: bool = True) -> list[tuple[str, str, tuple[str, .
     for mod in _modules() + _param_sets():
         out.append((mod.NAME, mod.DOC, tuple(p[0] for p in mod.PARAMS), tuple(p[1] for p in mod.PARAMS)))
     if installed:
-        from strategies import user
+        from tranca_sim.strategies import user
 
         builtin = set(builtin_names())
         for name in sorted(user.entry_points()):
@@ -198,7 +200,7 @@ def _param_kind(p) -> str:
 def _module(name: str):
     """The strategy module called ``name`` (a built-in, or a user's module loaded in this
     process), or None."""
-    from strategies import user
+    from tranca_sim.strategies import user
 
     return next((m for m in _modules() + _param_sets() + user.loaded() if m.NAME == name), None)
 
@@ -254,7 +256,7 @@ def from_record(entry: dict) -> StrategySpec:
     text = entry["text"]
     if not entry.get("file"):
         return resolve(text)
-    from strategies import user
+    from tranca_sim.strategies import user
 
     file, sha = entry["file"], entry.get("sha256")
     if not entry.get("path"):  # an installed strategy
@@ -284,8 +286,8 @@ def _param_range(p) -> tuple[float, float]:
 
 def _lookup(text: str):
     """``(module, name, colon, params text, StrategySpec origin fields)`` of a spec string."""
-    from strategies import user
-    from strategies.contract import NAME_RE
+    from tranca_sim.strategies import user
+    from tranca_sim.strategies.contract import NAME_RE
 
     f = user.split_file_spec(text)
     if f is not None:
@@ -316,41 +318,41 @@ def _lookup(text: str):
 
 def _include(module: str) -> None:
     """A built-in compiled into the engine only on demand (the search player): naming it asks for
-    the engine with it, if this process's engine is not loaded yet (:mod:`strategies.user`)."""
-    from strategies.registry import ON_DEMAND
+    the engine with it, if this process's engine is not loaded yet (:mod:`tranca_sim.strategies.user`)."""
+    from tranca_sim.strategies.registry import ON_DEMAND
 
     if module in ON_DEMAND:
-        from strategies import user
+        from tranca_sim.strategies import user
 
         user.include_search(strict=False)
 
 
 def prepare_engine(strategies) -> None:
     """Before this process's engine is loaded: compile into it the built-ins compiled on demand
-    (the search player, :data:`strategies.registry.ON_DEMAND`) that ``strategies`` name.
+    (the search player, :data:`tranca_sim.strategies.registry.ON_DEMAND`) that ``strategies`` name.
 
     ``strategies``: spec strings (``"search:worlds=4"``), :class:`StrategySpec` objects or a run's
     metadata entries (dicts with ``text``).  Reads names only: never raises, loads no user file,
     and does nothing once the engine is loaded (playing ``search`` then raises, see
-    :func:`strategies.user.sid_of`).  For code that imports the engine before it resolves the
+    :func:`tranca_sim.strategies.user.sid_of`).  For code that imports the engine before it resolves the
     strategies it plays (a match run's facts are read through :mod:`tranca_sim.engine.match`)."""
-    from strategies.registry import ON_DEMAND
+    from tranca_sim.strategies.registry import ON_DEMAND
 
-    wanted = {getattr(importlib.import_module(f"strategies.{m}"), "NAME", m) for m in ON_DEMAND}
+    wanted = {getattr(importlib.import_module(f"tranca_sim.strategies.{m}"), "NAME", m) for m in ON_DEMAND}
     for s in strategies or ():
         if isinstance(s, StrategySpec):
             _include(s.module)
             continue
         text = s.get("text", "") if isinstance(s, dict) else s
         if isinstance(text, str) and text.partition(":")[0].strip() in wanted:
-            from strategies import user
+            from tranca_sim.strategies import user
 
             user.include_search(strict=False)
 
 
 def _ensure_loaded(spec: StrategySpec) -> None:
     """Load a user strategy's module in this process (a spec made in a parent process)."""
-    from strategies import user
+    from tranca_sim.strategies import user
 
     if spec.module in user.loaded_modules():
         return
@@ -365,14 +367,14 @@ def resolve(spec: str | StrategySpec, preset: str | None = None, **overrides: fl
 
     ``preset`` (a rule preset's name) matters only for a strategy whose defaults depend on it
     (``tuned``: the parameters of ``strategies/tuned/<preset>.toml``, see
-    :mod:`strategies.tuned`); without it such a strategy takes its module's ``PARAMS`` defaults.
+    :mod:`tranca_sim.strategies.tuned`); without it such a strategy takes its module's ``PARAMS`` defaults.
 
     Forms: ``"name"`` or ``"name:p1=v1,p2=v2"`` for a built-in or installed
     strategy; ``"PATH.py"``, ``"PATH.py:NAME"`` or ``"PATH.py:NAME:p1=v1,..."``
     for a strategy in a user's file (loaded and checked here, see
-    :mod:`strategies.user`).  Spaces around names and values are ignored.
+    :mod:`tranca_sim.strategies.user`).  Spaces around names and values are ignored.
     Naming ``search`` before this process's engine is loaded compiles the search player into it
-    (:func:`strategies.user.include_search`; the default engine is built without it).
+    (:func:`tranca_sim.strategies.user.include_search`; the default engine is built without it).
     Values are plain decimal numbers (``1``, ``0.5``, ``2e3``) within the
     parameter's range; an ``"int"`` parameter takes whole numbers only and a
     ``"switch"`` only 0 (off) or 1 (on).
@@ -383,7 +385,7 @@ def resolve(spec: str | StrategySpec, preset: str | None = None, **overrides: fl
         Unknown strategy or parameter name, a parameter given twice, a value
         that is not a finite number, is outside the parameter's range or is not
         whole for an int or switch parameter, an empty parameter list after
-        ``:``; for a user's file, any problem :func:`strategies.user.load_file`
+        ``:``; for a user's file, any problem :func:`tranca_sim.strategies.user.load_file`
         reports.
     """
     keep_path = None
@@ -435,10 +437,19 @@ def resolve(spec: str | StrategySpec, preset: str | None = None, **overrides: fl
             )
         if not math.isfinite(x) or not lo <= x <= hi or (kind == "int" and not x.is_integer()):
             what = "a whole number" if kind == "int" else "a number"
-            raise StrategyError(
-                f"parameter {key!r} of {name!r} must be {what} from {lo:g} to {hi:g}, got {val!r}"
-            )
+            span = f"from {lo:g} to {hi:g}" if math.isfinite(hi) else f"of at least {lo:g}"
+            raise StrategyError(f"parameter {key!r} of {name!r} must be {what} {span}, got {val!r}")
         params[pnames.index(key)] = x
     return StrategySpec(
         name, params, pnames, **origin, preset=preset if hasattr(mod, "defaults_for") else None
     )
+
+
+def _engine_dispatch():
+    from tranca_sim.strategies.user import engine_dispatch
+
+    return engine_dispatch()
+
+
+# the engine reaches the strategies only through its contract (tranca_sim/engine/contract.py)
+plug(Plug(engine_dispatch=_engine_dispatch, resolve=resolve, check_rules=check_rules, spec_type=StrategySpec))

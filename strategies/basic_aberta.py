@@ -11,7 +11,7 @@ keeps ``obs.morto`` after a morto is taken: the players remember what was face u
   those ranks in its discard, as it keeps ranks an opponent took from the pile.
 - :func:`morto_strong` (``basic`` ``aberta_rush=1``, off by default): the side's own waiting morto
   is worth hurrying for; ``basic`` then empties its first hand as fast as possible, as
-  ``morto_rush=1`` does (000 tip 1, 004 tip 5: the early morto).
+  ``morto_rush=3`` does (lays everything, wilds on any meld: a reading of the early morto).
 """
 
 from tranca_sim.engine.cards import JOKER

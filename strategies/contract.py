@@ -4,7 +4,7 @@ A strategy module has ``NAME``, ``PARAMS`` and three numba functions called by
 the engine with fixed argument types; :func:`check_module` checks all of it
 (compiling the functions for those types, so a typing error is one readable
 line, not a numba traceback in the middle of compiling the kernels).  Used by
-:mod:`strategies.user` for files named by path and installed strategies.
+:mod:`tranca_sim.strategies.user` for files named by path and installed strategies.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ OPTIONAL_FUNCTIONS = {"choose_redraw": ("prm", "obs", "rng")}
 
 
 def _error(message: str):
-    from strategies import StrategyError
+    from tranca_sim.strategies import StrategyError
 
     return StrategyError(message)
 
@@ -35,10 +35,10 @@ def _error(message: str):
 def check_module(module, where: str) -> None:
     """Check ``module`` against the strategy contract (docs/strategies.md).
 
-    ``NAME``: a name of letters, digits, ``_`` and ``-`` not taken by a
+    ``NAME``: a name of ASCII letters, digits, ``_`` and ``-`` not taken by a
     built-in strategy; ``PARAMS``: at most ``N_PARAMS`` tuples ``(name,
     default, doc[, lowest, highest[, kind]])`` with distinct names, a finite
-    default within the range and a kind of :data:`strategies.PARAM_KINDS`; ``choose_draw``, ``choose_meld``,
+    default within the range and a kind of :data:`tranca_sim.strategies.PARAM_KINDS`; ``choose_draw``, ``choose_meld``,
     ``choose_discard``: numba functions (``@njit``) with the contract's
     arguments that compile for the engine's argument types and return an
     integer; the optional ``choose_redraw(prm, obs, rng)`` the same when present.  ``DOC`` is optional (the module docstring's first line).
@@ -48,14 +48,15 @@ def check_module(module, where: str) -> None:
     StrategyError
         Naming the first problem found.
     """
-    from strategies import N_PARAMS, builtin_names
+    from tranca_sim.strategies import N_PARAMS, builtin_names
 
     name = getattr(module, "NAME", None)
     if name is None:
         raise _error(f'{where} defines no NAME (the strategy\'s name, e.g. NAME = "greedy")')
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise _error(
-            f"{where}: NAME must be letters, digits, '_' or '-' starting with a letter, got {name!r}"
+            f"{where}: NAME must be ASCII letters (a-z, A-Z, no accents such as ç or ã), digits, '_' or "
+            f"'-', starting with a letter (it names files and generated code), got {name!r}"
         )
     if name in builtin_names():
         raise _error(f"{where}: NAME {name!r} is taken by a built-in strategy; choose another name")
@@ -94,7 +95,7 @@ def _check_param(p, seen: set, where: str) -> None:
     if len(p) >= 5 and not p[3] <= default <= p[4]:
         raise _error(f"{where}: parameter {pname!r} default {default} is outside {p[3]}..{p[4]}")
     if len(p) >= 6:
-        from strategies import PARAM_KINDS
+        from tranca_sim.strategies import PARAM_KINDS
 
         if p[5] not in PARAM_KINDS:
             raise _error(

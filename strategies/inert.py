@@ -29,6 +29,10 @@ RULE_GATES: dict[str, tuple[str, bool, str]] = {
                     "Buraco: 004 has no locked pile, VARIANTS 3)"),
     "red3_pace": ("threes_special", True, "3s are plain cards in this rule set (threes_special off; 004 "
                   "Card values: red 3s are not special)"),
+    "red3_own": ("threes_special", True, "3s are plain cards in this rule set (threes_special off; 004 "
+                 "Card values: red 3s are not special)"),
+    "second_meld": ("meld_sets", True, "no same-rank melds in this rule set (meld_sets off; 004 How to play: "
+                    "runs of one suit only)"),
     "partner": ("meld_sets", True, "no same-rank melds in this rule set (meld_sets off; 004 How to play: "
                 "runs of one suit only), and partner is 000 tip 6 on same-rank melds"),
     "run_pile_share": ("pile_closed", False, "the pile is closed in this rule set (pile_closed on) and "
@@ -87,7 +91,7 @@ def inert_changes(text: str, baseline: str, rules, preset: str | None = None) ->
     """The parameters in which strategy ``text`` differs from ``baseline`` (both strategy texts
     of the same strategy) that cannot change play under ``rules``: ``[(param, reason, ruled)]``;
     empty when the strategies differ in name or in no inert parameter."""
-    from strategies import resolve
+    from tranca_sim.strategies import resolve
 
     a, b = resolve(text, preset=preset), resolve(baseline, preset=preset)
     if a.name != b.name or a.name not in STRATEGIES:

@@ -6,7 +6,7 @@ out in each with the rollout policy (``tuned`` when it exists, else ``basic``) f
 the choice with the best mean score difference to the end of the deal (or to
 a static evaluation after ``turns`` more turns).  Perfect information Monte
 Carlo: Ginsberg (2001), JAIR 14; Long, Sturtevant, Buro & Furtak (2010), AAAI.
-The engine side is :mod:`tranca_sim.engine.search`; docs/strategies.md
+The worlds, rollouts and decision are :mod:`tranca_sim.strategies.pimc_search`; docs/strategies.md
 "The search player" describes the method, its parameters and its cost.
 
 Supported presets: :data:`SUPPORTED_PRESETS` (4 seats in two partnerships);
@@ -14,7 +14,7 @@ Supported presets: :data:`SUPPORTED_PRESETS` (4 seats in two partnerships);
 """
 
 from tranca_sim.engine.jit import njit
-from tranca_sim.engine.search import (
+from tranca_sim.strategies.pimc_search import (
     DEFAULT_POLICY,
     PH_DISCARD,
     PH_DRAW,
@@ -35,15 +35,45 @@ PARAMS = (
     ("melds", 0, "1: search each meld choice too (slower); 0: the rollout policy lays the melds", 0, 1, "switch"),
     ("policy", DEFAULT_POLICY, f"rollout policy: {_POLICIES}", 0, len(POLICY_NAMES) - 1, "int"),
     ("margin", 0, "points a deal another choice must gain over the policy's own to replace it", 0, 1000),
+    ("tip", -1, "a tip it follows: the index of a parameter of basic (-1: none); see tip_params", -1, 31, "int"),
+    ("tip_value", 0, "that parameter's value with the tip", 0, 1000),
+    ("tip_without", 0, "its value without the tip (where the two answers differ, the tip decides)", 0, 1000),
+    ("tip2", -1, "a second parameter of the same tip (-1: none)", -1, 31, "int"),
+    ("tip2_value", 0, "its value with the tip", 0, 1000),
+    ("tip2_without", 0, "its value without the tip", 0, 1000),
 )  # fmt: skip
+
+
+def tip_params(tip: dict, without: dict) -> dict:
+    """The search player's parameters that make it follow ``tip`` (``{basic parameter: value}``,
+    at most two) against ``without`` (the same parameters' values without the tip):
+    ``{"tip": index, "tip_value": ..., "tip_without": ..., "tip2": ...}``.  Where its rollout
+    policy's answer with the tip's values and with the values without differ, it plays the tip's
+    answer; elsewhere it searches; its own side's rollouts follow the tip
+    (:func:`tranca_sim.strategies.pimc_search.search_choice`).  The player forbidden the tip is
+    ``tip_params(without, tip)``."""
+    from tranca_sim.strategies import StrategyError
+    from tranca_sim.strategies import basic as _basic
+
+    names = [p[0] for p in _basic.PARAMS]
+    if len(tip) > 2:
+        raise StrategyError(f"the search player follows a tip of at most 2 parameters, got {len(tip)}: {tip}")
+    out = {}
+    for j, (k, v) in enumerate(tip.items()):
+        if k not in names:
+            raise StrategyError(f"{k!r} is not a parameter of basic (a tip the search player can follow)")
+        key = "tip" if j == 0 else "tip2"
+        out[key], out[key + "_value"], out[key + "_without"] = names.index(k), float(v), float(without[k])
+    return out
+
 
 #: presets the world sampler reconstructs (4 seats in partnerships; checked by tests/test_search.py)
 SUPPORTED_PRESETS = ("tranca", "tranca-aberta", "tranca-carioca")
 
 
 def check_rules(rules) -> None:
-    """Refuse a rule set the search player cannot model (:class:`strategies.StrategyError`)."""
-    from strategies import StrategyError
+    """Refuse a rule set the search player cannot model (:class:`tranca_sim.strategies.StrategyError`)."""
+    from tranca_sim.strategies import StrategyError
 
     if rules.name not in SUPPORTED_PRESETS or rules.n_seats != 4 or not rules.partnerships:
         raise StrategyError(

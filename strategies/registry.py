@@ -2,7 +2,7 @@
 
 A strategy's integer id is its position here; ids are stored in no output
 (outputs carry names), so inserting a strategy is safe.  After editing this
-list run ``python -m strategies.build`` to regenerate ``_dispatch.py`` and ``_dispatch_lean.py``.
+list run ``python -m tranca_sim.strategies.build`` to regenerate ``_dispatch.py`` and ``_dispatch_lean.py``.
 """
 
 MODULES = (
@@ -22,5 +22,5 @@ PARAM_SETS = ("tuned",)
 #: search player ``pimc`` is about a third of the first compile, and most runs never play it).
 #: ``_dispatch.py`` (the engine "with search") has a branch for every module; ``_dispatch_lean.py``
 #: (the default engine) none for these.  Ids stay the same in both: a strategy's id is its place
-#: in :data:`MODULES`.  Which engine a process loads: :func:`strategies.user.engine_dispatch`.
+#: in :data:`MODULES`.  Which engine a process loads: :func:`tranca_sim.strategies.user.engine_dispatch`.
 ON_DEMAND = ("pimc",)

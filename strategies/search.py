@@ -10,7 +10,7 @@ parameter to be searched (``basic``'s face-up-morto switches: ``"mortos_face_up"
 ``SEARCH`` is searched over every parameter with its whole declared range, as long as every
 range is finite and at most 10^6 wide (a ``PARAMS`` entry without range is not searchable).
 
->>> from strategies.search import search_space
+>>> from tranca_sim.strategies.search import search_space
 >>> [p.name for p in search_space("basic")][:3]
 ['take_pile_min', 'wild_reserve', 'clean_patience']
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from strategies import StrategyError, params_of, resolve
+from tranca_sim.strategies import StrategyError, params_of, resolve
 
 WIDEST = 1e6  # a PARAMS range wider than this (or infinite) is not a search range
 
@@ -42,7 +42,7 @@ class SearchParam:
 
 def _module_of(strategy: str):
     """(module, StrategySpec) of a strategy text; its parameters are ignored."""
-    from strategies import _module
+    from tranca_sim.strategies import _module
 
     spec = resolve(strategy.partition(":")[0])  # "basic:x=1" -> "basic"; "my.py:greedy" -> "my.py"
     return _module(spec.name), spec
@@ -94,7 +94,7 @@ def space_of(mod, rules=None, only=None) -> list[SearchParam]:
     from tranca_sim.rules import Rules
 
     rule_fields = set(Rules.__dataclass_fields__)
-    from strategies.inert import inert_reason
+    from tranca_sim.strategies.inert import inert_reason
 
     out: list[SearchParam] = []
     dropped: dict[str, str] = {}

@@ -9,9 +9,9 @@ code change. Any parameter can still be changed on the command line, as for ``ba
 (``tuned:black3_lock=0``).
 
 ``tuned`` has no kernel functions of its own: the engine plays it with ``basic``'s functions and
-the tuned parameter row (its :attr:`strategies.StrategySpec.sid` is ``basic``'s), so it costs no
+the tuned parameter row (its :attr:`tranca_sim.strategies.StrategySpec.sid` is ``basic``'s), so it costs no
 compile and no branch in the engine's strategy switch. Numba code (a search player's rollouts)
-calls ``strategies.basic.choose_draw/choose_meld/choose_discard`` with :func:`params_row`.
+calls ``tranca_sim.strategies.basic.choose_draw/choose_meld/choose_discard`` with :func:`params_row`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from strategies import basic as _basic
+from tranca_sim.strategies import basic as _basic
 
 NAME = "tuned"
 DOC = "basic with the parameters tuned for the preset (strategies/tuned/<preset>.toml)"
@@ -120,7 +120,7 @@ def defaults_for(preset: str | None) -> tuple[float, ...]:
 def params_row(preset: str | None = None) -> np.ndarray:
     """``float64[N_PARAMS]``: the parameter row a numba caller passes to ``basic``'s functions
     to play ``tuned`` under ``preset``."""
-    from strategies import N_PARAMS
+    from tranca_sim.strategies import N_PARAMS
 
     row = np.zeros(N_PARAMS, dtype=np.float64)
     row[: len(_basic.PARAMS)] = defaults_for(preset)

@@ -19,30 +19,30 @@ and points numba's disk cache at that directory, so ``cache=True`` keeps
 working: the selection hash covers each user file's path and content (an
 edited file compiles new kernels; the built-in-only kernels are untouched).
 The engine's choice is made once per process: every user strategy must be
-named (:func:`strategies.resolve`) before the engine is imported.  The
+named (:func:`tranca_sim.strategies.resolve`) before the engine is imported.  The
 selection is passed to child processes (joblib workers, subprocesses) in the
 environment variable ``TRANCA_SIM_USER_STRATEGIES`` so they compile, or load,
 the same kernels.
 
-The search player (``search``, module ``pimc``; :data:`strategies.registry.ON_DEMAND`) is
+The search player (``search``, module ``pimc``; :data:`tranca_sim.strategies.registry.ON_DEMAND`) is
 compiled into a process's engine only when the process names it (issue 9: it is about a third of
-the first compile).  Naming it with :func:`strategies.resolve` before the engine is imported (what
+the first compile).  Naming it with :func:`tranca_sim.strategies.resolve` before the engine is imported (what
 every command and lab function does with the strategies it will play), calling
 :func:`include_search`, or setting ``TRANCA_SIM_SEARCH=1`` selects the engine "with search":
 ``strategies/_dispatch.py`` in ``<cache>/<source hash>-search`` (``...-u<hash>-search`` with user
 strategies).  Otherwise the engine is the lean one (``strategies/_dispatch_lean.py``, no branch
 for the search player).  The choice is passed to child processes in ``TRANCA_SIM_SEARCH``.  Playing
-``search`` in a process whose engine was loaded lean raises :class:`strategies.StrategyError`
+``search`` in a process whose engine was loaded lean raises :class:`tranca_sim.strategies.StrategyError`
 saying what to do (:func:`sid_of`), never a wrong answer.
 
 Strategy ids: the built-ins keep theirs (their place in
-:data:`strategies.registry.MODULES`); user strategies follow, sorted by
+:data:`tranca_sim.strategies.registry.MODULES`); user strategies follow, sorted by
 module name.  Ids are per process and never stored in an output.
 
 Every problem with a user's module (missing file, syntax error, missing
 ``NAME``/``PARAMS``/function, a function numba does not compile for the
 engine's argument types, a name taken by a built-in; the contract is checked
-by :mod:`strategies.contract`) raises :class:`strategies.StrategyError` with
+by :mod:`tranca_sim.strategies.contract`) raises :class:`tranca_sim.strategies.StrategyError` with
 a one-line message.
 """
 
@@ -59,7 +59,7 @@ import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from strategies.contract import check_module
+from tranca_sim.strategies.contract import check_module
 
 ENTRY_POINT_GROUP = "tranca_sim.strategies"
 ENV = "TRANCA_SIM_USER_STRATEGIES"
@@ -69,7 +69,7 @@ _FILE_SPEC = re.compile(r"(?P<path>.*?\.py)\s*(?::(?P<tail>.*))?", re.DOTALL)
 
 
 def _error(message: str):
-    from strategies import StrategyError
+    from tranca_sim.strategies import StrategyError
 
     return StrategyError(message)
 
@@ -229,8 +229,8 @@ def _exec_file(name: str, file: Path, shown: str):
         raise _error(f"strategy file {shown!r} cannot be imported (is it a Python source file?)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    from strategies import builtin_names
     from tranca_sim._cache import functions_cached_in
+    from tranca_sim.strategies import builtin_names
 
     # what a strategy may import keeps its own cache directory (only the module's functions move)
     importlib.import_module("tranca_sim.engine.melds")
@@ -337,7 +337,7 @@ def _check_not_frozen(what: str) -> None:
 
 
 def _register(source: Source, module) -> None:
-    from strategies import builtin_names
+    from tranca_sim.strategies import builtin_names
 
     for other in _sources.values():
         if sys.modules[other.module].NAME == module.NAME:
@@ -385,7 +385,7 @@ def sid_of(module: str) -> int:
         For a user module that is not in this process's engine, or the search player when this
         process's engine was loaded without it (module docstring).
     """
-    from strategies.registry import MODULES, ON_DEMAND
+    from tranca_sim.strategies.registry import MODULES, ON_DEMAND
 
     if module in MODULES:
         if module in ON_DEMAND and _frozen_search is False:
@@ -445,9 +445,9 @@ def engine_dispatch():
         from tranca_sim import _cache
 
         _cache.use_variant("search")  # before the dispatch and the kernels are defined
-        from strategies import _dispatch as d
+        from tranca_sim.strategies import _dispatch as d
     else:
-        from strategies import _dispatch_lean as d
+        from tranca_sim.strategies import _dispatch_lean as d
     return d.choose_draw, d.choose_meld, d.choose_discard, d.choose_redraw
 
 
@@ -456,7 +456,7 @@ def engine_dispatch():
 
 def search_wanted() -> bool:
     """Whether this process's engine has (or, not loaded yet, will have) the search player:
-    asked for by :func:`include_search` (which :func:`strategies.resolve` calls for ``search``) or
+    asked for by :func:`include_search` (which :func:`tranca_sim.strategies.resolve` calls for ``search``) or
     by ``TRANCA_SIM_SEARCH=1`` in the environment.
 
     Raises
@@ -475,9 +475,9 @@ def search_wanted() -> bool:
 def include_search(strict: bool = True) -> bool:
     """Compile the search player (``search``) into this process's engine, and its child
     processes' (``TRANCA_SIM_SEARCH=1``).  Call it, or name ``search`` with
-    :func:`strategies.resolve`, before the first simulation.  Returns whether the engine has it.
+    :func:`tranca_sim.strategies.resolve`, before the first simulation.  Returns whether the engine has it.
 
-    ``strict=False`` (what :func:`strategies.resolve` uses: naming a strategy is not playing it)
+    ``strict=False`` (what :func:`tranca_sim.strategies.resolve` uses: naming a strategy is not playing it)
     returns False instead of raising when the engine is already loaded without it.
 
     Raises
@@ -494,12 +494,12 @@ def include_search(strict: bool = True) -> bool:
 
 
 def _lean_engine_message(module: str) -> str:
-    name = importlib.import_module(f"strategies.{module}").NAME
+    name = importlib.import_module(f"tranca_sim.strategies.{module}").NAME
     return (
         f"strategy {name!r} is not compiled into the engine this process has loaded (the engine is "
         f"compiled without it unless the process names {name!r} before its first simulation); "
         f"run it in a new process: name {name!r} among the strategies before the first simulation "
-        f"(Python: strategies.resolve({name!r}) or strategies.user.include_search() first), "
+        f"(Python: tranca_sim.strategies.resolve({name!r}) or tranca_sim.strategies.user.include_search() first), "
         f"or set {SEARCH_ENV}=1 in the environment"
     )
 
@@ -513,16 +513,16 @@ def selection_hash(sources) -> str:
 
 def render(sources, search: bool = True) -> str:
     """Source of the switch over the built-ins and ``sources`` (in id order); without
-    ``search``, no branch for the built-ins of :data:`strategies.registry.ON_DEMAND`."""
-    from strategies.build import render as render_builtin
-    from strategies.registry import MODULES, ON_DEMAND
+    ``search``, no branch for the built-ins of :data:`tranca_sim.strategies.registry.ON_DEMAND`."""
+    from tranca_sim.strategies.build import render as render_builtin
+    from tranca_sim.strategies.registry import MODULES, ON_DEMAND
 
     lines = [f"{len(MODULES) + i}: {sys.modules[s.module].NAME} = {s.file} (sha256 {s.sha256})" for i, s in
              enumerate(sources)]  # fmt: skip
     header = (
         '"""Generated by tranca-sim (strategies/user.py) for this selection of strategies: do not edit.\n\n'
         "User strategies (id: NAME = file):\n\n" + "".join(f"- {x}\n" for x in lines) + '"""\n\n'
-        "from numba import njit\n\nfrom strategies.user import module_for\n"
+        "from numba import njit\n\nfrom tranca_sim.strategies.user import module_for\n"
     )
     extra = [f'_s{len(MODULES) + i} = module_for("{s.module}")\n' for i, s in enumerate(sources)]
     mods = [sys.modules[s.module] for s in sources]

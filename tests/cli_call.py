@@ -37,3 +37,12 @@ def one_error_line(err: str) -> str:
     assert lines[0].startswith("tranca-sim: error: "), err
     assert "Traceback" not in err
     return lines[0]
+
+
+def only_the_line(err: str, line: str) -> None:
+    """After an interrupt: ``err`` (stderr) ends with ``line``, holds no traceback nor a library's
+    ``Exception ignored``, and its other lines are the command's own (a compile notice)."""
+    lines = err.splitlines()
+    assert lines and lines[-1] == line, err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert all(x.startswith(("tranca-sim:", "compiling the ")) for x in lines), err

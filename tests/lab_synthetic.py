@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from tranca_sim.lab.reports import ReportData, _label_deals
+from tranca_sim.lab.publish.reports import ReportData, _label_deals
 from tranca_sim.schema import COLUMNS
 
 BASE = "basic"

@@ -13,20 +13,6 @@ import numpy as np
 import pytest
 from numba import njit
 
-from strategies import basic, resolve
-from strategies.basic import (
-    P_BLACK3_LOCK,
-    P_PARTNER,
-    P_SAFE_DISCARD,
-    DiscardView,
-    DrawView,
-    _extends_run,
-    _nb_planes,
-    _run_keep,
-    _run_keep_planes,
-    _run_planes,
-    _set_ranks,
-)
 from tranca_sim.engine.cards import JOKER
 from tranca_sim.engine.deal import _obs
 from tranca_sim.engine.melds import is_black3, is_wild, n_naturals
@@ -66,6 +52,18 @@ from tranca_sim.rules import (
     R_VALUES,
     get_preset,
 )
+from tranca_sim.strategies import resolve
+from tranca_sim.strategies.basic_discard import DiscardView, _choose_discard
+from tranca_sim.strategies.basic_draw import DrawView, _open_pile_fits_runs
+from tranca_sim.strategies.basic_params import P_BLACK3_LOCK, P_PARTNER, P_SAFE_DISCARD
+from tranca_sim.strategies.basic_runs import (
+    _extends_run,
+    _nb_planes,
+    _run_keep,
+    _run_keep_planes,
+    _run_planes,
+)
+from tranca_sim.strategies.basic_table import _set_ranks
 
 RUN_PRESETS = sorted(name for name in PRESETS if get_preset(name).meld_runs)
 
@@ -162,7 +160,7 @@ def _discards(st, rp, prm, seen_pairs):
     hidden = np.zeros((2, 53), np.int16)
     obs = _obs(st, rp, 0, pub, hidden)
     view = DiscardView(obs.hand, obs.pub, obs.mh, obs.taken, obs.rp)
-    return basic._choose_discard(prm, view, seen_pairs), _reference_discard(prm, view, seen_pairs)
+    return _choose_discard(prm, view, seen_pairs), _reference_discard(prm, view, seen_pairs)
 
 
 def _put_runs(st, side, runs):
@@ -276,7 +274,7 @@ def _pile_fits(st, rp, prm, can_empty, hand_n):
     keeps = np.zeros(52, np.int64)
     for k in range(52):
         keeps[k] = _run_keep(obs, 0, k)
-    return basic._open_pile_fits_runs(prm, DrawView(obs.hand, obs.pub, obs.pile, obs.mh, obs.rp)), keeps
+    return _open_pile_fits_runs(prm, DrawView(obs.hand, obs.pub, obs.pile, obs.mh, obs.rp)), keeps
 
 
 def reference_pile_fits(rules, st, share, can_empty, hand_n, keeps):

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from strategies import basic, resolve
 from tranca_sim.engine.deal import _obs
 from tranca_sim.engine.obs import A_CAP_OPEN, A_EXT, A_RUN_EXT, A_RUN_NEW, A_STOCK, C_TWO, PUB_LEN, RUN_3NAT
 from tranca_sim.engine.positions import make_position
 from tranca_sim.engine.runs import list_draws, list_melds
 from tranca_sim.rules import PRESETS
+from tranca_sim.strategies import basic, resolve
 
 DRAW, MELD = 0, 1
 

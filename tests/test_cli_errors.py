@@ -4,17 +4,22 @@ nothing written."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cli_call import call
+from cli_call import ONE_TIP_TOML as TINY
+from cli_call import call, one_error_line
 
-from tranca_sim.run import run_simulation
 from tranca_sim.schema import COLUMNS
+from tranca_sim.simulate import run_simulation
 
 
 def assert_cli_error(status, err, words):
@@ -318,3 +323,157 @@ def test_check_of_a_deal_log_cut_inside_its_first_line_says_damaged(files, tmp_p
     other.write_bytes(b'{"rows": [1, 2')
     status, out, err = call(["check", str(other)], capsys)
     assert_cli_error(status, err, [f"{str(other)!r} is not a deal log file"])
+
+
+@pytest.mark.parametrize("cmd", ["experiment", "ladder", "tune"])
+def test_a_directory_output_named_like_a_run_file_is_refused(tmp_path, capsys, cmd):
+    """`experiment ok9.toml --out ok.parquet` made a directory named ok.parquet."""
+    spec = tmp_path / "ok9.toml"
+    spec.write_text(textwrap.dedent(TINY), encoding="utf-8")
+    out = tmp_path / "ok.parquet"
+    argv = {
+        "experiment": ["experiment", str(spec)],
+        "ladder": ["ladder", "--player", "basic", "--player", "random", "--decks", "4"],
+        "tune": ["tune", "basic", "--budget", "120000"],
+    }[cmd] + ["--out", str(out), "--no-progress"]
+    status, stdout, err = call(argv, capsys)
+    assert status == 2 and stdout == "" and err.count("\n") == 1, err
+    assert err.startswith(f"tranca-sim: error: --out {str(out)!r}: ") and "writes a directory" in err
+    assert not out.exists()
+
+
+def test_a_log_cut_inside_its_first_line_is_worded_plainly(tmp_path, capsys):
+    """`check cut1.log.jsonl` said "line 1: log: format: truncated file: ... (Unterminated string
+    starting at at column 48)": the verdict's internal "log: format:" and a doubled "at"."""
+    cut = tmp_path / "cut1.log.jsonl"
+    cut.write_text('{"format":"tranca-sim-log/1","preset":"tranca","ru', encoding="utf-8")  # 50 characters
+    status, out, err = call(["check", str(cut)], capsys)
+    # the string "ru... opens at its quote, the 48th character (1-based column 48)
+    assert status == 2 and out == ""
+    assert err == (
+        f"tranca-sim: error: {str(cut)!r} is a damaged deal log file: line 1: truncated file: the last line "
+        "is incomplete (unterminated string starting at column 48)\n"
+    ), err
+
+
+@pytest.mark.parametrize(
+    "value, said",
+    [
+        ("local:0", "--cluster local:N takes a whole number N of at least 1, got 'local:0'"),
+        ("foo", "--cluster takes local or local:N (N workers), got 'foo'"),
+    ],
+)
+def test_cluster_errors_begin_alike(tmp_path, capsys, value, said):
+    """`--cluster local:0` began "argument --cluster: local:N takes ..." and `--cluster foo`
+    began "--cluster takes ...": both now begin with the flag."""
+    status, _, err = call(["simulate", "--deals", "10", "--out", str(tmp_path / "r.parquet"), "--cluster", value],
+                          capsys)  # fmt: skip
+    assert status == 2
+    assert err.startswith(f"tranca-sim: error: {said} (see 'tranca-sim simulate --help')"), err
+
+
+def test_a_symlinked_dataset_directory_is_named_a_link(tmp_path, capsys):
+    """`ln -s ds3 linkds; simulate --deals 10 --out linkds/ --force` said "output path 'linkds' is
+    not a directory" though it is a link to one; a linked run file gets "is a symbolic link"."""
+    (tmp_path / "ds3").mkdir()
+    (tmp_path / "linkds").symlink_to("ds3")
+    status, out, err = call(["simulate", "--deals", "10", "--out", f"{tmp_path / 'linkds'}/", "--force",
+                             "--no-progress"], capsys)  # fmt: skip
+    assert status == 2 and out == ""
+    assert (
+        "is a symbolic link; give the dataset directory's real path" in err and "not a directory" not in err
+    ), err
+    assert list((tmp_path / "ds3").iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["simulate", "experiment"])
+@pytest.mark.parametrize(
+    "address", ["foo", "tcp://::", "http://x:1", "tcp://127.0.0.1:99999", "tcp://127.0.0.1:0", "tcp://:8786"]
+)
+def test_a_bad_scheduler_address_is_one_line(tmp_path, capsys, command, address):
+    """A bad --scheduler gave ~45 lines of Dask traceback; port 99999 waited Dask's 30 s timeout.
+    Now the address is checked while the arguments are parsed, before Dask is imported."""
+    if command == "simulate":
+        argv = ["simulate", "--deals", "10", "--scheduler", address, "--out", str(tmp_path / "x.parquet")]
+    else:
+        argv = [
+            "experiment",
+            "experiments/tranca-tips.toml",
+            "--scheduler",
+            address,
+            "--out",
+            str(tmp_path / "e"),
+        ]
+    status, _, err = call(argv, capsys)
+    assert status == 2
+    line = one_error_line(err)
+    assert line.startswith("tranca-sim: error: --scheduler ")
+    assert repr(address) in line
+    assert not (tmp_path / "x.parquet").exists() and not (tmp_path / "e").exists()
+
+
+@pytest.mark.parametrize(
+    "address", ["tcp://127.0.0.1:8786", "127.0.0.1:8786", "tls://host.example:1", "[::1]:65535"]
+)
+def test_good_scheduler_addresses_pass_the_check(address):
+    from tranca_sim.parallel import parse_scheduler
+
+    assert parse_scheduler(address) == address
+
+
+def test_an_impossible_chunk_size_is_refused_up_front(tmp_path, capsys):
+    """--chunk-size 10**12 asked numpy for 218 TiB (a MemoryError traceback)."""
+    out = tmp_path / "big.parquet"
+    status, _, err = call(
+        ["simulate", "--deals", "1000000000000", "--chunk-size", "1000000000000", "--out", str(out)], capsys
+    )
+    assert status == 2
+    line = one_error_line(err)
+    assert "--chunk-size" in line and "10000000" in line
+    assert not out.exists()
+
+
+def test_simulate_refuses_resume_with_force(tmp_path, capsys):
+    """`simulate --out DIR/ --resume --force` on a complete dataset ignored --force without a word."""
+    from tranca_sim.cli import main
+
+    out = f"{tmp_path / 'ds'}/"
+    assert main(["simulate", "--deals", "20", "--chunk-size", "10", "--out", out, "--no-progress"]) in (
+        0,
+        None,
+    )
+    capsys.readouterr()
+    before = sorted(p.name for p in (tmp_path / "ds").iterdir())
+    status, _, err = call(["simulate", "--deals", "20", "--chunk-size", "10", "--out", out, "--resume", "--force",
+                           "--no-progress"], capsys)  # fmt: skip
+    assert status == 2
+    line = one_error_line(err)
+    assert "--resume" in line and "--force" in line
+    assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == before
+
+
+class _FullDisk(io.TextIOBase):
+    """Standard output on a full disk: every write fails as /dev/full's does."""
+
+    def write(self, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize("argv", [["presets"], ["strategies"]])
+def test_standard_output_on_a_full_disk_is_one_line(capsys, monkeypatch, argv):
+    """A full disk under ``> file`` is said in one line, exit 2 (a fresh user's find: an
+    ``OSError`` traceback and exit 1)."""
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+    status, _, err = call(argv, capsys)
+    assert status == 2
+    assert one_error_line(err) == "tranca-sim: error: cannot write to standard output: No space left on device"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_the_console_script_writing_to_dev_full_says_one_line():
+    """As the console script: the one line and exit 2, and nothing from the exit's own flush."""
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "tranca_sim.cli", "presets"], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=300, check=False)  # fmt: skip
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.splitlines() == ["tranca-sim: error: cannot write to standard output: No space left on device"]

@@ -11,13 +11,16 @@ tests/strategies/forever.py loops forever at the first draw of a player dealt bo
 engine with the file, into the suite's cache: 1-3 minutes the first time on a busy 2-core
 machine) finds with ``mode=2`` the first such deal of a seed, so the runs below write their
 first chunk (the deals before it) and then loop.  Each run is a fresh process, sent the signal
-once its temporary output exists.
+once its temporary output exists, and a seeded random moment later (the stacked-deck kernel of
+--log-deals may still be compiling then).  The checks are the one line, no traceback and no
+library's ``Exception ignored`` (llvmlite's ObjectRef.__del__ once followed the line, under load).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -26,8 +29,9 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_call import only_the_line
 
-from strategies import user
+from tranca_sim.strategies import user
 
 ROOT = Path(__file__).resolve().parents[1]
 FOREVER = ROOT / "tests" / "strategies" / "forever.py"
@@ -49,7 +53,7 @@ def first_loop():
     script = textwrap.dedent(
         f"""
         import json
-        from strategies import resolve
+        from tranca_sim.strategies import resolve
         spec = resolve({str(FOREVER)!r} + ":forever:mode=2")
         from tranca_sim.engine import simulate_chunk
         from tranca_sim.rules import get_preset
@@ -88,7 +92,8 @@ def _stop(argv, cwd, sig, ready):
         while not ready():
             assert p.poll() is None and time.monotonic() < deadline, p.communicate()
             time.sleep(0.05)
-        time.sleep(1.0)  # the looping chunk is on its thread by now (a chunk of a few deals: ms)
+        # the looping chunk is on its thread by now (a chunk of a few deals: ms), or still compiling
+        time.sleep(1.0 + random.Random(" ".join(argv)).uniform(0.0, 1.5))
         assert p.poll() is None, p.communicate()  # still running: the loop holds it
         p.send_signal(sig)
         t0 = time.monotonic()
@@ -116,7 +121,7 @@ def test_simulate_stops_while_a_strategy_loops(first_loop, tmp_path, sig, status
 
     got, err, _ = _stop(argv, tmp_path, sig, temp_file)
     assert got == status, err
-    assert err == f"tranca-sim: error: {word}; no output file was written\n"
+    only_the_line(err, f"tranca-sim: error: {word}; no output file was written")
     assert os.listdir(tmp_path) == []  # the half-written temporary file is removed
 
 
@@ -130,9 +135,10 @@ def test_a_dataset_stopped_while_a_strategy_loops_stays_resumable(first_loop, tm
 
     got, err, _ = _stop(argv, tmp_path, signal.SIGTERM, first_chunk)
     assert got == 143, err
-    assert err == (
+    only_the_line(
+        err,
         "tranca-sim: error: terminated; the chunks written so far are kept in wr/: run the same "
-        "command with --resume to finish it\n"
+        "command with --resume to finish it",
     )
     names = sorted(os.listdir(tmp_path / "wr"))
     assert "chunk-000000.parquet" in names and "manifest.json" in names
@@ -168,7 +174,7 @@ def test_experiment_stops_while_a_strategy_loops(first_loop, tmp_path, sig, stat
 
     got, err, _ = _stop(argv, tmp_path, sig, temp_dir)
     assert got == status, err
-    assert err == f"tranca-sim: error: {word}; out was not written (an existing one is left as it was)\n"
+    only_the_line(err, f"tranca-sim: error: {word}; out was not written (an existing one is left as it was)")
     assert sorted(os.listdir(tmp_path)) == ["loop.toml"]
 
 
@@ -182,7 +188,9 @@ def test_ladder_stops_while_a_strategy_loops(first_loop, tmp_path):
 
     got, err, _ = _stop(argv, tmp_path, signal.SIGINT, temp_dir)
     assert got == 130, err
-    assert err == "tranca-sim: error: interrupted; lad was not written (an existing one is left as it was)\n"
+    only_the_line(
+        err, "tranca-sim: error: interrupted; lad was not written (an existing one is left as it was)"
+    )
     assert os.listdir(tmp_path) == []
 
 
@@ -198,7 +206,7 @@ def test_logging_a_looping_deal_stops(first_loop, tmp_path):
 
     got, err, _ = _stop(argv, tmp_path, signal.SIGTERM, temp_file)
     assert got == 143, err
-    assert err == "tranca-sim: error: terminated; no output file was written\n"
+    only_the_line(err, "tranca-sim: error: terminated; no output file was written")
     assert os.listdir(tmp_path) == []
 
 
@@ -211,5 +219,5 @@ def test_tune_stops_while_its_opponent_loops(first_loop, tmp_path):
     start = time.monotonic()
     got, err, _ = _stop(argv, tmp_path, signal.SIGTERM, lambda: time.monotonic() - start > 5)
     assert got == 143, err
-    assert err == "tranca-sim: error: terminated; t was not written (an existing one is left as it was)\n"
+    only_the_line(err, "tranca-sim: error: terminated; t was not written (an existing one is left as it was)")
     assert os.listdir(tmp_path) == []

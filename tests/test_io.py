@@ -464,7 +464,7 @@ def test_unreadable_input(tmp_path, monkeypatch):
     def denied(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Failed to open local file. Detail: [errno 13] Permission denied")
 
-    monkeypatch.setattr(io.pq, "ParquetFile", denied)
+    monkeypatch.setattr(pq, "ParquetFile", denied)
     for fn in (load_run, load_meta):
         with pytest.raises(RunFileError) as err:
             fn(path)

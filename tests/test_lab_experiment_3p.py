@@ -13,9 +13,9 @@ import pytest
 
 from tranca_sim.cli import main
 from tranca_sim.io import load_meta, load_run
-from tranca_sim.lab.experiment import load_experiment, run_experiment
-from tranca_sim.lab.reports import score_table
-from tranca_sim.lab.tables import (
+from tranca_sim.lab.experiments.experiment import load_experiment, run_experiment
+from tranca_sim.lab.publish.reports import score_table
+from tranca_sim.lab.publish.tables import (
     COMPARISON_COLUMNS,
     comparison_table,
     deal_table,
@@ -39,6 +39,7 @@ strategy = "random"
 [[variants]]
 label = "same as the baseline"
 strategy = "basic"
+play_anyway = true
 """
 
 HANDS = ["deal_index", "side", "first_seat", "hand0_wilds", "hand0_jokers", "hand0_red3", "hand0_black3"]
@@ -179,6 +180,7 @@ strategy = "random"
 [[variants]]
 label = "same as the baseline"
 strategy = "basic"
+play_anyway = true
 """
 
 

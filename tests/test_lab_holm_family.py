@@ -1,17 +1,21 @@
-"""A fresh user's finding: the sweep table adjusted its p-values with Holm over the sweep's points
+"""Holm's family is every comparison of the experiment, and the tip chart says so when it draws
+fewer. (The sweep table adjusted its p-values with Holm over the sweep's points
 alone (report.md: morto_stock=30 p Holm 0.0421) while the console table, the tip chart and the
-Design section's "family-wise error 5% over all 6 variants" used all the variants (0.0444)."""
+Design section's "family-wise error 5% over all 6 variants" used all the variants (0.0444).)"""
 
 from __future__ import annotations
 
 import textwrap
 
+import lab_synthetic as L
 import numpy as np
+import polars as pl
 import pytest
 
 from tranca_sim.cli import main
-from tranca_sim.lab.experiment import load_experiment
-from tranca_sim.lab.tables import comparison_table, sweep_table
+from tranca_sim.lab.experiments.experiment import load_experiment
+from tranca_sim.lab.publish import charts
+from tranca_sim.lab.publish.tables import comparison_table, sweep_table
 
 SWEEP = """
 title = "Two tips and a short sweep"
@@ -79,7 +83,7 @@ def test_report_names_one_family(sweep_dir):
 def test_sweep_chart_names_the_family():
     import polars as pl
 
-    from tranca_sim.lab import charts
+    from tranca_sim.lab.publish import charts
 
     sweep = pl.DataFrame(
         {"param": ["morto_stock"] * 3, "value": [0.0, 15.0, 30.0], "variant": ["a", "b", "c"],
@@ -90,3 +94,20 @@ def test_sweep_chart_names_the_family():
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert "significant after Holm over the experiment's 6 comparisons: adjusted p ≤ 0.05" in labels
     assert "not significant after Holm over the experiment's 6 comparisons: adjusted p > 0.05" in labels
+
+
+def test_forest_plot_says_when_the_holm_family_is_larger_than_drawn():
+    """The tip chart draws the tips; Holm ran over all the experiment's comparisons (a fresh user
+    saw 'over 11 comparisons' above a legend saying '1 of 1')."""
+    c = L.comparison().head(2).with_columns(holm_significant=pl.Series([True, False]))
+    for family, said in (
+        (2, "over 2 comparisons"),
+        (11, "over the experiment's 11 comparisons (2 drawn)"),
+    ):
+        fig = charts.forest_plot(c, charts.ChartInfo("footnote"), family=family)
+        ax = fig.axes[0]
+        texts = " ".join(t.get_text() for t in ax.texts).replace("\n", " ")
+        assert said in texts, texts
+        assert "significant after Holm correction (1 of the 2 drawn)" in [
+            t.get_text() for t in ax.get_legend().get_texts()
+        ]

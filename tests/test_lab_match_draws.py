@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from tranca_sim.cli import main
-from tranca_sim.lab.experiment import load_experiment
-from tranca_sim.lab.inference import match_win_prob
-from tranca_sim.lab.tables import comparison_table
+from tranca_sim.lab.experiments.experiment import load_experiment
+from tranca_sim.lab.publish.tables import comparison_table
+from tranca_sim.lab.statistics.inference import match_win_prob
 
 
 def test_twin_matches_of_mirrored_decks_are_exactly_one_half():
@@ -56,6 +56,7 @@ strategy = "basic:black3_lock=1"
 [[variants]]
 label = "same"
 strategy = "basic"
+play_anyway = true  # a variant equal to the baseline, played on purpose
 """
 
 
@@ -95,7 +96,7 @@ class _SpyRng:
 def test_match_draws_do_not_depend_on_the_scores(players):
     # matches end at different deals (some in the first deal, some much later): every round still
     # draws the next deals of all the matches, so two strategies' matches use the same draws
-    from tranca_sim.lab.inference import _play_matches, _play_matches3
+    from tranca_sim.lab.statistics.inference import _play_matches, _play_matches3
 
     a = np.zeros(20)
     a[0] = 5000.0  # a wins a match that draws deal 0 before b reaches the target (about 18 deals)

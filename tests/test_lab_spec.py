@@ -6,9 +6,13 @@ import math
 import textwrap
 
 import pytest
+from cli_call import call, one_error_line
+from experiment_files import TWO_TIPS_ONE_BATCH as TINY
+from experiment_files import two_tips
+from experiment_files import write_spec as _write
 
 from tranca_sim.cli import main
-from tranca_sim.lab.spec import SpecError, load_spec
+from tranca_sim.lab.experiments.spec import SpecError, load_spec
 
 GOOD = """
 title = "t"
@@ -24,7 +28,7 @@ label = "no going out"
 strategy = "basic:go_out=0"
 [[variants]]
 strategy = "basic"
-params = { black3_lock = 0 }
+params = { black3_lock = 1 }
 """
 
 
@@ -38,8 +42,8 @@ def test_good_file_resolves(tmp_path):
     spec = load_spec(write(tmp_path, GOOD))
     assert spec["name"] == "x" and spec["design"] == "duplicate" and spec["preset"] == "tranca"
     assert spec["batch"] == 400 and spec["budget"] == 4000 and spec["seed"] == 3
-    assert [v["label"] for v in spec["variants"]] == ["no going out", "basic:black3_lock=0"]
-    assert "black3_lock=0" in spec["variants"][1]["strategy"]
+    assert [v["label"] for v in spec["variants"]] == ["no going out", "basic:black3_lock=1"]
+    assert "black3_lock=1" in spec["variants"][1]["strategy"]
     assert spec["stopping"]["sequential"] and spec["stopping"]["alpha"] == 0.05
     assert spec["stopping"]["tune"] == pytest.approx(math.sqrt(400 * 4000))
     assert spec["rules"]["match_target"] == 3000
@@ -54,7 +58,7 @@ def test_rules_table_takes_a_switch_as_the_command_line_does(tmp_path, value):
 
 def test_rules_table_refuses_a_switch_value_other_than_0_or_1(tmp_path):
     text = GOOD.replace('baseline = "basic"', 'baseline = "basic"\nrules = { lock_by_wild = 2 }')
-    with pytest.raises(SpecError, match="rules: .*lock_by_wild must be bool, got 2"):
+    with pytest.raises(SpecError, match="rules: .*lock_by_wild must be true or false, got 2"):
         load_spec(write(tmp_path, text))
 
 
@@ -73,16 +77,16 @@ def test_sweep_makes_one_variant_per_grid_value(tmp_path):
 [sweep]
 strategy = "basic"
 param = "take_pile_min"
-grid = [1, 3, 6]
+grid = [1, 2, 6]
 """
     )
     spec = load_spec(write(tmp_path, text))
     assert [(v["label"], v["param"], v["value"]) for v in spec["variants"]] == [
         ("take_pile_min=1", "take_pile_min", 1.0),
-        ("take_pile_min=3", "take_pile_min", 3.0),
+        ("take_pile_min=2", "take_pile_min", 2.0),
         ("take_pile_min=6", "take_pile_min", 6.0),
     ]
-    assert spec["sweep"]["grid"] == [1.0, 3.0, 6.0]
+    assert spec["sweep"]["grid"] == [1.0, 2.0, 6.0]
 
 
 BAD = [
@@ -102,10 +106,10 @@ BAD = [
         "variants[0].strategy: unknown strategy 'foo'",
     ),
     (
-        GOOD.replace("black3_lock = 0", "nope = 0"),
+        GOOD.replace("black3_lock = 1", "nope = 0"),
         "variants[1].strategy: strategy 'basic' has no parameter 'nope'",
     ),
-    (GOOD.replace("black3_lock = 0", "black3_lock = 7"), "variants[1].strategy: parameter 'black3_lock'"),
+    (GOOD.replace("black3_lock = 1", "black3_lock = 7"), "variants[1].strategy: parameter 'black3_lock'"),
     (GOOD.replace("batch = 400", "batch = 401"), "batch: must be even in the duplicate design"),
     (GOOD.replace("seed = 3", "seed = -1"), "seed: must be between 0 and"),
     (GOOD.replace("seed = 3", "seed = 'one'"), "seed: must be a whole number"),
@@ -133,8 +137,8 @@ BAD = [
         "rules: unknown rule",
     ),
     (
-        GOOD.replace('label = "no going out"', 'label = "basic:black3_lock=0"'),
-        "variants[1].label: 'basic:black3_lock=0' is used twice",
+        GOOD.replace('label = "no going out"', 'label = "basic:black3_lock=1"'),
+        "variants[1].label: 'basic:black3_lock=1' is used twice",
     ),
     (GOOD.split("[[variants]]")[0], "variants: no variant to compare"),
     (
@@ -202,8 +206,39 @@ def test_cli_missing_file_and_existing_output(tmp_path, capsys):
 
 
 def test_short_strategy_drops_defaults():
-    from tranca_sim.lab.tables import short_strategy
+    from tranca_sim.lab.publish.table_text import short_strategy
 
     assert short_strategy("basic:go_out=0,morto_stock=108") == "basic:go_out=0"  # 108 is the default
     assert short_strategy("basic") == "basic" and short_strategy("random") == "random"
     assert short_strategy("no-such") == "no-such"
+
+
+def test_a_name_taken_from_the_file_name_says_so(tmp_path, capsys):
+    """'q 😀.toml' failed with "name: use letters..., got 'q 😀'", though the file has no name."""
+    toml = tmp_path / "q 😀.toml"
+    toml.write_text(two_tips("tranca"), encoding="utf-8")
+    status, _, err = call(["experiment", str(toml), "--out", str(tmp_path / "o"), "--no-progress"], capsys)
+    assert status == 2
+    line = one_error_line(err)
+    assert "comes from the file name, 'q 😀'" in line and 'name = "..."' in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_odd_deals_refused_in_the_duplicate_design(tmp_path):
+    p = _write(tmp_path)
+    with pytest.raises(SpecError, match=r"--deals must be even in the duplicate design.*got 5; give 4 or 6"):
+        load_spec(p, deals_cap=5)
+    assert load_spec(p, deals_cap=6)["budget"] == 6
+    fixed = _write(tmp_path, TINY.replace('baseline = "basic"', 'baseline = "basic"\ndesign = "fixed-opponent"'
+                                          '\nopponent = "random"'), "fixed.toml")  # fmt: skip
+    assert load_spec(fixed, deals_cap=5)["budget"] == 5  # one deal per unit: odd is fine
+
+
+def test_missing_experiment_file_is_named_before_out(tmp_path, capsys):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    with pytest.raises(SystemExit) as e:
+        main(["experiment", str(tmp_path / "nonexist.toml"), "--out", str(tmp_path / "full")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "nonexist.toml" in err and "not empty" not in err

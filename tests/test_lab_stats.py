@@ -13,8 +13,8 @@ import pytest
 from scipy import stats as st
 from statsmodels.stats.multitest import multipletests
 
-from tranca_sim.lab.designs import duplicate_units, fixed_opponent_units, plan_runs
-from tranca_sim.lab.inference import (
+from tranca_sim.lab.statistics.designs import duplicate_units, fixed_opponent_units, plan_runs
+from tranca_sim.lab.statistics.inference import (
     adjust_p,
     cs_half_width,
     cs_p_value,

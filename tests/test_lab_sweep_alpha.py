@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from tranca_sim.lab import charts, reports
+from tranca_sim.lab.publish import charts, reports
 
 
 def _sweep_figure(tmp_path, monkeypatch, alpha):

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import polars as pl
 
-from tranca_sim.lab import charts
-from tranca_sim.lab.reports import _sweep_baseline_value
+from tranca_sim.lab.publish import charts
+from tranca_sim.lab.publish.reports import _sweep_baseline_value
 
 SWEEP = pl.DataFrame(
     {"param": ["morto_stock"] * 3, "value": [0.0, 15.0, 30.0], "variant": ["a", "b", "c"],
@@ -29,7 +29,7 @@ def test_off_grid_baseline_gets_its_own_category_at_zero():
     assert list(ax.get_xticks()) == [0, 1, 2, 3]
     (diamond,) = _markers(ax, "D")
     assert list(diamond.get_xdata()) == [3.0] and list(diamond.get_ydata()) == [0.0]
-    assert any("baseline's own value (108; off the grid" in t for t in ax.get_legend_handles_labels()[1])
+    assert any("baseline's own value (108; not played" in t for t in ax.get_legend_handles_labels()[1])
 
 
 def test_off_grid_baseline_inside_the_grid_goes_in_value_order():
@@ -65,3 +65,16 @@ def test_the_baselines_own_value_is_read_from_its_strategy():
     assert _sweep_baseline_value(_data("take_pile_min=3,morto_stock=30,run_pile_share=0.25")) == 108.0
     # the sweep's other parameters are not the baseline's: the baseline is not on this curve
     assert _sweep_baseline_value(_data("take_pile_min=2,morto_stock=30,run_pile_share=0.25")) is None
+
+
+def test_sweep_axis_is_categorical_with_the_baseline_marked():
+    sweep = pl.DataFrame(
+        {"param": ["morto_stock"] * 4, "value": [108.0, 40.0, 20.0, 0.0], "variant": ["a", "b", "c", "d"],
+         "n_units": [10] * 4, "mean": [0.0, -5.0, -20.0, -40.0], "lo": [0.0, -9.0, -25.0, -45.0],
+         "hi": [0.0, -1.0, -15.0, -35.0], "p_value": [1.0, 0.01, 0.001, 0.001], "p_holm": [1.0, 0.02, 0.003, 0.003]}
+    )  # fmt: skip
+    fig = charts.sweep_plot(sweep, charts.ChartInfo("foot", "basic (baseline)"), "hold the morto", 108.0)
+    ax = fig.axes[0]
+    assert list(ax.get_xticks()) == [0, 1, 2, 3]  # evenly spaced, not 0..108 to scale
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "20", "40", "108\n(baseline)"]
+    assert any(t.get_text() == "hold the morto" for t in ax.texts)

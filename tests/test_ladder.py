@@ -9,10 +9,16 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from cli_call import call
+from cli_call import call, one_error_line
 
-from tranca_sim.lab.ladder import pair_plan, parse_player
-from tranca_sim.lab.rating import _strata, bootstrap_ratings, bt_ratings, points_ratings, win_matrix
+from tranca_sim.lab.ladder.ladder import pair_plan, parse_player
+from tranca_sim.lab.ladder.rating import (
+    _strata,
+    bootstrap_ratings,
+    bt_ratings,
+    points_ratings,
+    win_matrix,
+)
 
 
 def _decks(wins: int, losses: int, draws: int = 0, margin: float = 10.0) -> np.ndarray:
@@ -96,7 +102,7 @@ def test_parse_player(text, expected):
 
 
 def test_pairs_with_a_slow_player_play_fewer_decks_and_come_last():
-    from tranca_sim.lab.ladder import Player
+    from tranca_sim.lab.ladder.ladder import Player
 
     ps = [Player("a", "basic", False), Player("s", "search", True), Player("b", "random", False)]
     assert pair_plan(ps, 100, 8) == [(0, 2, 100), (0, 1, 8), (1, 2, 8)]
@@ -187,7 +193,7 @@ def test_cli_ladder_default_players_refused_by_a_preset_say_how_to_choose(tmp_pa
 
 
 def test_ladder_names_a_player_as_the_command_line_writes_it():
-    from tranca_sim.lab.ladder import LadderError, make_players, player_text
+    from tranca_sim.lab.ladder.ladder import LadderError, make_players, player_text
 
     assert player_text("basic:go_out=0") == "basic:go_out=0"
     assert player_text(("no out", "basic:go_out=0")) == "no out=basic:go_out=0"
@@ -228,14 +234,14 @@ def test_ladder_names_a_user_strategy_file_before_the_engine_loads(tmp_path):
     )
     assert p.returncode == 2, p.stderr
     assert "already loaded" not in p.stderr
-    assert p.stderr == "tranca-sim: error: --bootstrap must be at least 100 resamples, got 50\n"
+    assert one_error_line(p.stderr) == "tranca-sim: error: --bootstrap must be at least 100 resamples, got 50"
 
 
 def test_ladder_chart_value_labels_stay_inside_their_panel():
     """A fresh user's find: the value label of a player at the far left of a panel (passive's
     "-2243 [-2257, -2230]", centred on its point) ran over the spine into the player names, the
     right panel's into the left panel. Every label lies inside its panel, clear of every tick label."""
-    from tranca_sim.lab.ladder_report import ladder_figure
+    from tranca_sim.lab.ladder.ladder_report import ladder_figure
 
     def row(label, elo, pts, never_won=False):
         return {
@@ -283,7 +289,7 @@ def test_ladder_chart_has_a_footer_axis_titles_and_names_search_only_when_it_pla
     player played, and had neither the footer (preset, seed, version) nor the axis titles the
     experiment charts have."""
     from tranca_sim.io import package_version
-    from tranca_sim.lab.ladder_report import ladder_figure, report_markdown
+    from tranca_sim.lab.ladder.ladder_report import ladder_figure, report_markdown
 
     def row(label, v):
         return {"label": label, "strategy": label, "elo": v, "elo_lo": v - 9, "elo_hi": v + 9,

@@ -1,6 +1,8 @@
-"""The README's example commands run as written, one after another, after its set-up command (a
-fresh user's find: `tranca-sim simulate --preset tranca-3p ...` stopped at "--out
-'tranca-run.parquet' already exists; use --force" because the set-up had written that file)."""
+"""The example commands of the README and of each documentation page run as written, one after
+another, after the README's set-up command (a fresh user's find: `tranca-sim simulate --preset
+tranca-3p ...` stopped at "--out 'tranca-run.parquet' already exists; use --force" because the
+set-up had written that file). The README keeps its set-up and tour; the other examples moved to
+docs/ (issue 24), where a reader follows one page at a time."""
 
 from __future__ import annotations
 
@@ -8,13 +10,15 @@ import re
 import shlex
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 WRITERS = {"simulate": "tranca-run.parquet", "experiment": None, "tune": None, "ladder": None}
 
 
-def _commands() -> list[list[str]]:
-    """Every ``tranca-sim`` command in the README's code blocks (continued lines joined)."""
-    text = README.read_text(encoding="utf-8")
+def _commands(page: Path) -> list[list[str]]:
+    """Every ``tranca-sim`` command in the page's code blocks (continued lines joined)."""
+    text = page.read_text(encoding="utf-8")
     out = []
     for lang, block in re.findall(r"```(\w*)\n(.*?)```", text, flags=re.DOTALL):
         if lang not in ("sh", "text", "bash", "console", ""):
@@ -34,9 +38,7 @@ def _out(argv: list[str]) -> str | None:
     return WRITERS[argv[0]]
 
 
-def test_the_readme_examples_do_not_write_over_each_other():
-    cmds = _commands()
-    assert len(cmds) > 10  # the parse found the examples
+def _clashes(cmds: list[list[str]]) -> list[str]:
     seen: dict[str, list[str]] = {}
     clashes = []
     for argv in cmds:
@@ -44,7 +46,27 @@ def test_the_readme_examples_do_not_write_over_each_other():
         if out is None or "--force" in argv or "--resume" in argv:
             seen.setdefault(out, argv)
             continue
-        if out in seen or Path(README.parent, out).exists():
+        if out in seen or Path(ROOT, out).exists():
             clashes.append(f"{' '.join(argv)} (--out {out} already written or committed)")
         seen[out] = argv
+    return clashes
+
+
+def test_the_readme_set_up_and_tour_commands_are_found():
+    cmds = _commands(README)
+    assert [c[0] for c in cmds] == ["simulate", "experiment"], cmds  # the main job, then the tour
+    assert "experiments/morto-timing.toml" in cmds[1]
+
+
+def test_the_examples_do_not_write_over_each_other():
+    setup = _commands(README)[:1]  # every page is read after the README's set-up command
+    found = 0
+    clashes = []
+    for page in PAGES:
+        cmds = _commands(page)
+        found += len(cmds)
+        clashes += [
+            f"{page.relative_to(ROOT)}: {c}" for c in _clashes(setup + cmds if page != README else cmds)
+        ]
+    assert found > 10  # the parse found the examples
     assert not clashes, clashes

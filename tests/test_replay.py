@@ -4,13 +4,14 @@ import json
 import re
 
 import pytest
+from cli_call import call
 
 from tranca_sim.cli import main
 from tranca_sim.engine.log import play_logged, write_logs
 from tranca_sim.engine.positions import stack_deck
 from tranca_sim.io import load_run
 from tranca_sim.replay import format_deal, regenerate, table_html
-from tranca_sim.run import run_simulation
+from tranca_sim.simulate import run_simulation
 
 
 @pytest.fixture(scope="module")
@@ -286,3 +287,203 @@ def test_open_pile_turns_say_the_hand_after_taking_the_pile(tmp_path):
                 seen_take += 1
                 assert "hand after taking the pile" in block, block
     assert seen_take > 0
+
+
+@pytest.fixture(scope="module")
+def one_deal(tmp_path_factory):
+    out = tmp_path_factory.mktemp("one") / "one.parquet"
+    run_simulation("tranca", 1, 5, "basic", "random", out, progress=False)
+    return out
+
+
+def test_check_warns_about_a_sample_only_when_one_was_given(one_deal, capsys):
+    """`check one.parquet` on a one-deal run warned "--sample 200 is more than the run's 1 deal"
+    about a default the user never gave."""
+    status, out, err = call(["check", str(one_deal), "--no-progress"], capsys)
+    assert status == 0, err
+    assert err == "" and "1 of 1 deal agreed" in out
+    status, out, err = call(["check", str(one_deal), "--no-progress", "--sample", "5"], capsys)
+    assert status == 0, err
+    assert "tranca-sim: warning: --sample 5 is more than the run's 1 deal" in err
+
+
+@pytest.fixture(scope="module")
+def match_run(tmp_path_factory):
+    from tranca_sim.cli import main
+
+    path = tmp_path_factory.mktemp("m") / "m.parquet"
+    status = main(["simulate", "--matches", "6", "--seed", "3", "--rule", "match_target=1500", "--out", str(path),
+                   "--no-progress"])  # fmt: skip
+    assert status in (0, None)
+    return path
+
+
+def test_the_html_replay_of_a_match_deal_names_the_match_and_its_score(match_run, tmp_path, capsys):
+    """The page said 'Tranca deal 3072' (the internal deal key) and nothing of the match; the text
+    replay says 'match 3, deal 0 of the match · match score before it'."""
+    from tranca_sim.engine.match import deal_key
+    from tranca_sim.io import load_run
+
+    df = load_run(match_run, backend="pandas")
+    m = next(i for i in range(1, 6) if int(df.loc[df["match_index"] == i, "match_deals"].iloc[0]) >= 2)
+    first = df[(df["match_index"] == m) & (df["deal_in_match"] == 0)].sort_values("side")
+    before = ", ".join(f"{s} {int(x)}" for s, x in zip("AB", first["score"]))  # after deal 0 = before deal 1
+    page = tmp_path / "m.html"
+    status, out, _ = call(
+        ["replay", str(match_run), "--match", str(m), "--deal", "1", "--html", str(page)], capsys
+    )
+    assert status in (0, None)
+    assert f"match score before it: {before}" in out  # the text replay
+    text = page.read_text(encoding="utf-8")
+    assert f"match {m}, deal 1 of the match" in text
+    assert f"match score before it: {before}" in text
+    assert f"Tranca deal {deal_key(m, 1)}" not in text and deal_key(m, 1) != 1
+
+
+class _ClosedPipe:
+    """A stdout whose reader has gone (`| head -3`): every write raises BrokenPipeError."""
+
+    def __init__(self, fd):
+        self._fd = fd
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self):
+        return self._fd
+
+
+def test_replay_writes_the_html_page_when_stdout_is_closed(match_run, tmp_path, monkeypatch):
+    """`replay RUN --deal 7 --html h.html --turn 5 | head -3` exited 0 without writing the page."""
+    import os
+    import sys
+
+    from tranca_sim.cli import main
+
+    page = tmp_path / "h.html"
+    sink = os.open(tmp_path / "stdout.txt", os.O_WRONLY | os.O_CREAT)
+    try:
+        monkeypatch.setattr(sys, "stdout", _ClosedPipe(sink))
+        try:
+            status = main(
+                ["replay", str(match_run), "--match", "0", "--deal", "0", "--html", str(page), "--turn", "1"]
+            )
+        except SystemExit as e:
+            status = e.code
+    finally:
+        monkeypatch.undo()
+        os.close(sink)
+    assert page.exists() and "<svg" in page.read_text(encoding="utf-8")
+    assert status in (0, None)
+
+
+def test_buraco_replay_names_the_game_and_says_when_a_morto_becomes_the_stock(tmp_path, capsys):
+    """the HTML page was titled 'Tranca deal 1 (buraco, ...)', and the text replay never said
+    that the stock ran out and a morto became the stock (the log's morto_stock, 004 / E22).  Deal 1
+    of seed 5, basic against random in buraco: the stock runs out at turn 58 and side B's untaken
+    morto becomes the stock."""
+    run = tmp_path / "b.parquet"
+    argv = [
+        "simulate",
+        "--preset",
+        "buraco",
+        "--deals",
+        "2",
+        "--seed",
+        "5",
+        "--threads",
+        "1",
+        "--out",
+        str(run),
+    ]
+    assert call(argv, capsys)[0] == 0
+    page = tmp_path / "b.html"
+    status, out, err = call(["replay", str(run), "--deal", "1", "--html", str(page)], capsys)
+    assert status == 0, err
+    lines = out.splitlines()
+    at = [i for i, x in enumerate(lines) if "morto becomes the stock" in x]
+    assert len(at) == 1, out
+    assert "the stock is empty: side B's morto becomes the stock (11 cards" in lines[at[0]]
+    assert lines[at[0] - 1].startswith("turn 58 ") and "stock 0" in lines[at[0] - 1]
+    assert "<title>Buraco deal 1 (buraco, seed 5)" in page.read_text()
+
+
+def test_tranca_replay_page_is_still_titled_tranca(tmp_path, capsys):
+    run = tmp_path / "t.parquet"
+    assert call(["simulate", "--deals", "1", "--threads", "1", "--out", str(run)], capsys)[0] == 0
+    page = tmp_path / "t.html"
+    assert call(["replay", str(run), "--deal", "0", "--html", str(page)], capsys)[0] == 0
+    assert "<title>Tranca deal 0 (tranca, seed " in page.read_text()
+
+
+def test_check_caps_the_sample_and_shows_progress(small_run, capsys):
+    status, out, err = call(["check", str(small_run), "--sample", "500"], capsys)
+    assert status == 0, out + err
+    assert "tranca-sim: warning: --sample 500 is more than the run's 12 deals; checking all 12" in err
+    assert "refereeing" in err and "12/12" in err  # the bar names its work and counts the deals
+    assert f"12 of 12 deals agreed with the referee (all 12 deals of {small_run})" in out
+    status, out, err = call(["check", str(small_run), "--sample", "5", "--no-progress"], capsys)
+    assert status == 0 and err == ""
+    assert "5 of 5 deals agreed" in out
+
+
+# ---- the tint of a card acting as a wild, and its legend -----------------------------------------
+def _faces(kind, cards, rules, suit=None, low=None):
+    from tranca_sim.referee.table import _Meld
+    from tranca_sim.replay import meld_faces
+
+    return meld_faces(_Meld(kind, None, cards.split(), suit, low), rules)
+
+
+def _tinted(faces):
+    return [c for c, wild in faces if wild]
+
+
+def test_a_runs_own_2_in_its_place_is_not_drawn_as_a_wild():
+    """004 'a 2 of the same suit placed in its own spot does not count as a wild card' (VARIANTS 1):
+    2H in A-2-3 and in 2-3-4 of hearts is natural, whatever order the cards are listed in, and the
+    3C 4C 2C read clean as 2-3-4 (VARIANTS 17); a 2 standing for another card is a wild."""
+    from tranca_sim.rules import get_preset
+
+    b = get_preset("buraco")
+    for cards in ("AH 2H 3H", "2H AH 3H", "3H 2H AH"):
+        assert _faces("run", cards, b, "H", 1) == [("AH", False), ("2H", False), ("3H", False)]
+    assert _tinted(_faces("run", "2H 3H 4H", b, "H", 2)) == []
+    assert _tinted(_faces("run", "3C 4C 2C", b, "C", 3)) == []  # as the table once listed it: 2C for 5C
+    assert _faces("run", "3S 4S 2S 6S", b, "S", 3) == [("3S", False), ("4S", False), ("2S", True), ("6S", False)]
+    two_twos = _faces("run", "AD 2D 3D 2D 5D 6D", b, "D", 1)  # one 2D in its place, one for the 4D
+    assert [c for c, _ in two_twos] == ["AD", "2D", "3D", "2D", "5D", "6D"]
+    assert [w for _, w in two_twos] == [False, False, False, True, False, False]
+    assert _tinted(_faces("run", "9H 2C JH", b, "H", 9)) == ["2C"]  # another suit's 2 is a wild
+    assert _tinted(_faces("run", "9H JK JH", b, "H", 9)) == ["JK"]
+    assert _tinted(_faces("set", "2C KH KD", b)) == ["2C"]  # in a set every 2 is a wild (VARIANTS 1)
+    assert _tinted(_faces("black3", "3C 3S 3C", get_preset("tranca"))) == []
+
+
+def test_a_seven_card_run_with_its_own_2_is_a_canasta_limpa():
+    from tranca_sim.referee.table import _Meld
+    from tranca_sim.replay import canasta_tag
+    from tranca_sim.rules import get_preset
+
+    b = get_preset("buraco")
+    assert canasta_tag(_Meld("run", None, "AH 2H 3H 4H 5H 6H 7H".split(), "H", 1), b) == "canasta limpa"
+    assert canasta_tag(_Meld("run", None, "3H 4H 5H 6H 7H 8H 2C".split(), "H", 3), b) == "canasta suja"
+
+
+def test_table_html_tints_only_melded_wilds_and_has_a_legend(run_file):
+    """The page tinted every 2 and joker (hands and pile too) with no word of what the tint means:
+    now only a card acting as a wild in a meld is tinted (in tranca's sets every 2 and joker,
+    VARIANTS 1) and a legend says so."""
+    from tranca_sim.replay import _WILD_FILL, _walk_to
+
+    log = regenerate(run_file, 5)
+    turn = sum(1 for a in log["actions"] if a["act"] == "turn") - 1
+    page = table_html(log, turn)
+    t = _walk_to(log, turn)[0]
+    melded = sum(1 for side in t.melds for m in side for c in m.cards if c == "JK" or c[:-1] == "2")
+    assert page.count(f'fill="{_WILD_FILL}"') == melded
+    legend = re.search(r"<p class='legend'[^>]*>(.*?)</p>", page, re.S)
+    assert legend and "wild" in legend.group(1) and _WILD_FILL in legend.group(1)

@@ -1,4 +1,4 @@
-"""Reports and charts of an experiment (tranca_sim.lab.reports, tranca_sim.lab.charts)."""
+"""Reports and charts of an experiment (tranca_sim.lab.publish.reports, tranca_sim.lab.publish.charts)."""
 
 import json
 import re
@@ -8,10 +8,11 @@ import lab_synthetic as L
 import numpy as np
 import polars as pl
 import pytest
+from experiment_files import two_tips
 from matplotlib.image import imread
 
 from tranca_sim.cli import main
-from tranca_sim.lab import charts, reports
+from tranca_sim.lab.publish import charts, reports
 
 CHARTS = ["tip_effects", "score_distribution", "sweep", "morto_turn", "deal_endings", "red3"]
 
@@ -98,7 +99,7 @@ def test_charts_leave_pyplot_alone(tmp_path):
     from pathlib import Path
 
     code = (
-        "import sys, lab_synthetic as L; from tranca_sim.lab import reports; "
+        "import sys, lab_synthetic as L; from tranca_sim.lab.publish import reports; "
         f"reports.write_report({str(tmp_path)!r}, L.report_data({str(tmp_path)!r})); "
         # matplotlib itself may import pyplot (boxplot reads every rcParam), but no figure is
         # left in pyplot's figure manager
@@ -188,9 +189,9 @@ def test_cli_report_bad_dir(tmp_path, capsys, setup, message):
         assert not (d / "report.md").exists()
 
 
-# ---- a real experiment directory (tranca_sim.lab.experiment) ----------------------------------
+# ---- a real experiment directory (tranca_sim.lab.experiments.experiment) ----------------------------------
 def _default(strategy: str, param: str) -> int:
-    from strategies import list_strategies
+    from tranca_sim.strategies import list_strategies
 
     for name, _, names, defaults in list_strategies():
         if name == strategy:
@@ -198,7 +199,7 @@ def _default(strategy: str, param: str) -> int:
     raise KeyError(strategy)
 
 
-_PILE = _default("basic", "take_pile_min")  # the sweep's first point is the baseline itself
+_PILE = _default("basic", "take_pile_min")  # the baseline's own value: not a played grid point
 
 REAL = """
 name = "mini"
@@ -223,10 +224,10 @@ grid = [{same}, {other}]
 
 @pytest.fixture(scope="module")
 def real_dir(tmp_path_factory):
-    from tranca_sim.lab.experiment import run_experiment
+    from tranca_sim.lab.experiments.experiment import run_experiment
 
     d = tmp_path_factory.mktemp("real")
-    (d / "mini.toml").write_text(REAL.format(same=_PILE, other=_PILE + 2))
+    (d / "mini.toml").write_text(REAL.format(same=_PILE + 1, other=_PILE + 2))
     run_experiment(d / "mini.toml", d / "out", progress=False, report=False)
     return d / "out"
 
@@ -259,15 +260,15 @@ def test_report_tables_of_a_real_experiment(real_dir):
         "basic (baseline)",
         "wild in reserve",
         "safe discards",
-        f"take_pile_min={_PILE}",
+        f"take_pile_min={_PILE + 1}",
         f"take_pile_min={_PILE + 2}",
     }
     # duplicate design: every deal of a variant's two runs has one variant row and one baseline row
     assert d.deals.filter(pl.col("is_variant")).height == d.deals.filter(~pl.col("is_variant")).height
     m = reports.morto_turn_table(d)
     # 5 strategies > MAX_SERIES = 4: the variant with the smallest |effect| is not drawn
-    smallest = f"take_pile_min={_PILE}"  # the baseline's own setting: a difference of exactly 0
-    assert d.comparison.filter(pl.col("variant") == smallest)["mean"][0] == 0
+    c = d.comparison.with_columns(pl.col("mean").abs().alias("size")).sort("size")
+    smallest = c["variant"][0]
     assert set(m["label"]) == labels - {smallest}
     assert m["n"].sum() == d.deals.filter(pl.col("label") != smallest).height
     e = reports.end_reason_table(d, backend="pandas")
@@ -296,8 +297,8 @@ def test_cli_report_of_a_damaged_run_file(real_dir, tmp_path, capsys):
 
 
 def test_readme_chart_and_example_report_are_committed():
-    """The README's Reports section embeds a chart of the committed example, whose report.md
-    references every chart file it has."""
+    """The README embeds a committed chart, and the committed example's report.md references
+    every chart file it has."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
@@ -340,3 +341,85 @@ def test_morto_turn_bins_follow_the_turns_in_the_data(synthetic_report):
     assert t["n"].sum() == d.height
     for lab, lo, hi, n in t.select("label", "turn_lo", "turn_hi", "n").rows():
         assert n == d.filter((pl.col("label") == lab) & pl.col("morto_turn").is_between(lo, hi)).height
+
+
+def test_morto_turn_chart_says_it_shows_selection_not_an_effect():
+    """Issue 21, 9: in the committed example later pickups score higher while the sweep's causal
+    answer is that holding the morto back costs points (morto_stock=0: about -490 a deal).  The
+    chart must say it is observed, why it rises (a late pickup happens only in a long deal, and the
+    mean length of those deals is printed under each bin), and where the effect is measured; the
+    old caveat ("an early pickup often just means a better hand") described the opposite pattern."""
+    from pathlib import Path
+
+    from tranca_sim.lab.publish import charts
+
+    d = reports.load_report_data(Path(__file__).resolve().parent.parent / "reports" / "example")
+    m = reports.morto_turn_table(d)
+    taken = m.filter(pl.col("bin") != "never taken").unique("bin").sort("bin_order")
+    turns = taken["deal_turns"].to_list()
+    assert turns[-1] > turns[0] + 15  # measured: the latest pickups are in deals ~30 turns longer
+    fig = charts.morto_turn_plot(m, charts.ChartInfo("foot", "basic"))
+    ax = fig.axes[0]
+    words = " ".join(t.get_text() for t in (*ax.texts, ax.title, *fig.texts)) + ax.get_title("left")
+    words = " ".join(words.split())
+    assert "not an effect of timing" in words and "long deal" in words and "morto_stock" in words
+    assert "better hand" not in words
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks[0] == f"{taken['bin'][0]}\n{turns[0]:.0f}"
+    md = reports.render_markdown(d, ["morto_turn"], reports.score_table(d), reports.end_reason_table(d),
+                                 reports.tip_rows(d))  # fmt: skip
+    assert "better hand" not in md and "not an effect of timing" in md
+
+
+def test_report_md_regenerate_commands_quote_a_path_with_spaces(tmp_path):
+    """`--out "/tmp/dir with space/ex é"`: report.md's Regenerate commands gave the path unquoted."""
+    import shlex
+
+    import lab_synthetic as L
+
+    from tranca_sim.lab.publish import reports
+
+    d = tmp_path / "dir with space" / "ex é"
+    d.mkdir(parents=True)
+    reports.write_report(d, L.report_data(d, with_sweep=False))
+    text = (d / "report.md").read_text(encoding="utf-8")
+    regen = text.split("## Regenerate", 1)[1]
+    cmds = [x for x in regen.splitlines() if x.startswith("tranca-sim ")]
+    assert len(cmds) == 2, regen
+    for c in cmds:
+        words = shlex.split(c)
+        assert words[words.index("--out") + 1 if "--out" in words else 2] == d.as_posix(), c
+
+
+def test_design_section_names_the_p_the_deal_win_test_and_the_match_interval(tmp_path):
+    """the Design section did not say what the p column is (the confidence sequence's
+    anytime-valid p in a sequential experiment), that the deal-win p is an exact sign test on decks
+    or that the match-win interval is a bootstrap; its Holm line said 5% whatever the alpha."""
+    from tranca_sim.lab.experiments.experiment import run_experiment
+
+    toml = tmp_path / "seq.toml"
+    toml.write_text(two_tips("tranca") + "\n[stopping]\nhalf_width = 2000.0\nalpha = 0.01\n")
+    run_experiment(toml, tmp_path / "seq", progress=False, threads=1)
+    md = (tmp_path / "seq" / "report.md").read_text()
+    design = md.split("## Design", 1)[1].split("\n## ", 1)[0]
+    assert "anytime-valid p-value of the confidence sequence" in design
+    assert "exact sign test on decks" in design
+    assert "99% interval from a bootstrap of the decks" in design
+    assert "family-wise error 1% " in design and "adjusted p <= 0.01" in design
+
+
+def test_pooled_baseline_is_said_in_report_and_charts(tmp_path):
+    d = tmp_path / "syn"
+    d.mkdir()
+    data = L.report_data(d, with_sweep=True)
+    note = reports.pooled_note(data)
+    assert "pools the baseline's deals against every variant" in note
+    reports.write_report(d, data)
+    md = (d / "report.md").read_text()
+    for section in ("## Score of each strategy", "## How deals end"):
+        assert note in md.split("\n" + section + "\n")[1].split("##")[0]
+    info = charts.ChartInfo("foot", data.baseline_label, reports.pooled_note(data, short=True))
+    fig = charts.end_reason_plot(reports.end_reason_table(data), info)
+    assert any("against every variant, pooled" in t.get_text().replace("\n", " ") for t in fig.axes[0].texts)
+    fixed = reports.ReportData(d, dict(data.spec, design="fixed-opponent"), data.comparison, None, data.deals)
+    assert reports.pooled_note(fixed) == ""  # the baseline plays only the opponent there

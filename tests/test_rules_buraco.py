@@ -252,8 +252,12 @@ def test_joker_run_is_listed_with_a_joker():
         ("AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH", 125, 200, 1000),
         # 2C standing for the 5H: dirty, 110 - 5 + 10 = 115; a dirty A-K stays a dirty canasta (E24)
         ("AH 2H 3H 4H 2C 6H 7H 8H 9H 10H JH QH KH", 115, 100, 100),
-        # 2H..AH (13 cards, from the 2) is not from ace to king: 110 - 15 + 15 = 110, clean 200
-        ("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH", 110, 200, 200),
+        # 2H..AH (13 cards, the 2H natural at its place, the ace high) holds exactly the cards of
+        # the A-K of hearts: 110 points as above, and the cards decide (VARIANTS 16): clean A-K, 500
+        ("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH", 110, 200, 500),
+        # 3H..AH with a 2C standing for the 2H's place: dirty (2C 10 + 3H..7H 25 + 8H..KH 60 + AH 15
+        # = 110), an ordinary dirty canasta 100 with or without the option (VARIANTS 16)
+        ("2C 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH", 110, 100, 100),
     ],
 )
 def test_special_canastas(run, melded, bonus_off, bonus_on):

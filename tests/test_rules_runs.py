@@ -331,12 +331,19 @@ def test_capture_onto_a_run_end(carioca):
 
 def test_capture_with_a_new_run(carioca):
     """V 4 / E10: or with the top card and two cards of the hand as a new meld.  Top 6S, hand
-    7S 8S 2C: new runs 6S 7S 8S (positions 6..8, variant 0: three naturals) and 2C 6S 7S (the
-    2C standing for the 5, variant 1 + 2 * 0 = 1); no 4S 5S in hand, so no run 4..6.  Top AS
+    7S 8S 2C: new runs 6S 7S 8S (positions 6..8, variant 0: three naturals), 2C 6S 7S (the
+    2C standing for the 5, variant 1 + 2 * 0 = 1), and 6S with the 2C standing for the 7S or the
+    8S the hand keeps (variants 1 + 2 * 1 = 3 and 1 + 2 * 2 = 5: every legal shape, VARIANTS 17);
+    no 4S 5S in hand, so no run 4..6.  Top AS
     with QS KS in hand: QS KS AS (positions 12..14; the low ace would need the 3, E16)."""
     st = position(carioca, "7S 8S 2C", pile="9D 6S")
     runs = {a for a in acts_of(list_draws, carioca, st, 0) if a[0] == A_CAP_RUN}
-    assert runs == {(A_CAP_RUN, run_x(S, 6), 0), (A_CAP_RUN, run_x(S, 5), 1)}
+    assert runs == {
+        (A_CAP_RUN, run_x(S, 6), 0),
+        (A_CAP_RUN, run_x(S, 5), 1),
+        (A_CAP_RUN, run_x(S, 6), 3),
+        (A_CAP_RUN, run_x(S, 6), 5),
+    }
     st = position(carioca, "KS QS 9C", pile="9D AS")
     runs = {a for a in acts_of(list_draws, carioca, st, 0) if a[0] == A_CAP_RUN}
     assert runs == {(A_CAP_RUN, run_x(S, 12), 0)}

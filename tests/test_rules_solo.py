@@ -377,7 +377,7 @@ def test_three_player_run_summarize_check_replay(tmp_path, capsys):
 def test_lab_designs_by_table_size(tmp_path):
     """An experiment on tranca-3p takes the three-player design (rotation) by default and refuses
     the two-sided duplicate design with a reason; tranca-2p (two sides) takes duplicate."""
-    from tranca_sim.lab.spec import SpecError, load_spec
+    from tranca_sim.lab.experiments.spec import SpecError, load_spec
 
     text = (
         'name = "x"\ntitle = "t"\nquestion = "q"\npreset = "{}"\nbaseline = "basic"\n{}'

@@ -327,9 +327,12 @@ def test_presets_listing_names_sources_and_differences(capsys):
     status, out, _ = call(["presets"], capsys)
     assert status == 0
     for name in PRESETS:
-        assert f"{name}  (source: " in out
-    block = out.split("tranca-sp  (source: ")[1].split("\n\n")[0]
-    assert block.startswith("003_16d360cb3b2c0dc5.txt")
+        assert f"{name}  (rules from: " in out
+    block = out.split("tranca-sp  (rules from: ")[1].split("\n\n")[0]
+    # the rule text by its title and language (003 is the Sao Paulo conventions, in Portuguese),
+    # never an internal file name
+    assert block.startswith("Tranca conventions of Sao Paulo (Portuguese)")
+    assert ".txt" not in out
     for opt in ("first_player_redraw=true", "card_values=003", "n_jokers=0", "go_out_needs_clean=true"):
         assert opt in block
 
@@ -378,9 +381,9 @@ def test_contract_checks_an_optional_choose_redraw(tmp_path):
     """A strategy written to the contract without choose_redraw still passes (it keeps the card);
     one that defines it must take (prm, obs, rng) and return an integer; the engine's switch calls
     it only for the strategies that define it (the rest answer 0, keep)."""
-    from strategies import StrategyError
-    from strategies.build import render
-    from strategies.user import check_file
+    from tranca_sim.strategies import StrategyError
+    from tranca_sim.strategies.build import render
+    from tranca_sim.strategies.user import check_file
 
     good = EXAMPLE.read_text()
     assert "choose_redraw" not in good
@@ -390,7 +393,7 @@ def test_contract_checks_an_optional_choose_redraw(tmp_path):
     f = tmp_path / "withredraw.py"
     f.write_text(good + REDRAW_OK)
     mod = check_file(str(f))
-    from strategies.build import MODULES
+    from tranca_sim.strategies.build import MODULES
 
     u = len(MODULES)  # the user's strategy takes the first id after the built-in ones
     text = render(extra=[f"_s{u} = None\n"], n_user=1, user_modules=[mod])

@@ -1,5 +1,5 @@
 """The bit masks the runs code reads the hand and the table with (issue 8, buraco's speed):
-``runs.hand_bits`` (bit ``k``: the hand holds kind ``k``) and ``basic._run_ext_mask`` (bit ``k``:
+``runs.hand_bits`` (bit ``k``: the hand holds kind ``k``) and ``basic_runs._run_ext_mask`` (bit ``k``:
 the natural ``k`` goes on an end of one of a side's runs).  Expected masks are written from the
 kinds by hand (``k = suit * 13 + rank - 1``, suits C D H S; tranca_sim/engine/cards.py).
 """
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from strategies.basic import _run_ext_mask
 from tranca_sim.engine.deal import _obs
 from tranca_sim.engine.obs import PUB_LEN
 from tranca_sim.engine.positions import make_position
 from tranca_sim.engine.runs import hand_bits
 from tranca_sim.rules import PRESETS
+from tranca_sim.strategies.basic_runs import _run_ext_mask
 
 
 @njit

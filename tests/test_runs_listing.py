@@ -4,9 +4,11 @@ bit masks).  Random hands and random runs on the side's table, for every preset 
 
 - a new run is a window of three positions p..p+2 (p from the preset's lowest, 1 or 4 with special
   3s (E16), up to 12; positions 1 and 14 are the ace) with three naturals, or (``max_wilds`` >= 1,
-  ``min_naturals`` <= 2) two naturals and a wild at the missing place: a 2 of the hand that is not
-  the suit's own 2 standing at position 2 of the window as its natural, or a joker; no new run of a
-  suit that already has one without ``several_runs_per_suit`` (E19);
+  ``min_naturals`` <= 2) two naturals and a wild at the missing place, or at any place of a window
+  of three naturals (VARIANTS 17: every legal shape): a 2 of the hand that is not the suit's own 2
+  standing at position 2 of the window as its natural, or a joker; where a meld holds two wilds,
+  also natural-wild-wild-natural (four places); no new run of a suit that already has one without
+  ``several_runs_per_suit`` (E19);
 - each run takes at its low end (position lo - 1) and its high end (hi + 1), inside the preset's
   positions, its natural, and while it holds fewer than ``max_wilds`` wilds a 2 (other than the
   suit's own 2 at position 2, which is natural there) or a joker (E17, E18).
@@ -58,16 +60,38 @@ def reference(rules, hand, runs):
         for p in range(lo_min, 13):
             window = (p, p + 1, p + 2)
             missing = [o for o in range(3) if hand[_kind(s, window[o])] == 0]
-            if not missing:
-                if minn <= 3:
-                    out.append((A_RUN_NEW, s * 16 + p, 0))
-            elif len(missing) == 1 and maxw >= 1 and minn <= 2:
-                o = missing[0]
-                own_two_natural = 2 in window and window[o] != 2  # the suit's 2 held at its place
-                if twos - (1 if own_two_natural else 0) > 0:
-                    out.append((A_RUN_NEW, s * 16 + p, 1 + 2 * o))
-                if jokers > 0:
-                    out.append((A_RUN_NEW, s * 16 + p, 2 + 2 * o))
+            if not missing and minn <= 3:
+                out.append((A_RUN_NEW, s * 16 + p, 0))
+            if len(missing) <= 1 and maxw >= 1 and minn <= 2:
+                # the wild at the missing place, or with three naturals at any place (VARIANTS 17)
+                for o in missing or [0, 1, 2]:
+                    own_two_natural = 2 in window and window[o] != 2  # the suit's 2 held at its place
+                    # at place 2 the wild is not the suit's own 2 (it would be natural there)
+                    unusable = 1 if own_two_natural else (int(hand[s * 13 + 1]) if window[o] == 2 else 0)
+                    if twos - unusable > 0:
+                        out.append((A_RUN_NEW, s * 16 + p, 1 + 2 * o))
+                    if jokers > 0:
+                        out.append((A_RUN_NEW, s * 16 + p, 2 + 2 * o))
+    if maxw >= 2 and minn <= 2 and sum(int(c) for c in hand) >= 6:
+        # natural-wild-wild-natural (two wilds a meld, VARIANTS 17): naturals at p and p + 3, two
+        # wilds between, j jokers among them (y = 7 + j); a wild at place 2 is not the suit's own 2
+        for s in range(4):
+            if not rules.several_runs_per_suit and any(r[0] == s for r in runs):
+                continue
+            own = int(hand[s * 13 + 1])
+            for p in range(lo_min, 12):
+                if hand[_kind(s, p)] == 0 or hand[_kind(s, p + 3)] == 0:
+                    continue
+                free2 = twos - (1 if p == 2 else 0)
+                for j, ok in enumerate(
+                    (
+                        free2 >= 2 and (p != 1 or twos - own >= 1),
+                        jokers >= 1 and free2 >= 1,
+                        jokers >= 2,
+                    )
+                ):
+                    if ok:
+                        out.append((A_RUN_NEW, s * 16 + p, 7 + j))
     for m, (s, lo, hi, wilds) in enumerate(runs):
         for end, p in ((0, lo - 1), (1, hi + 1)):
             if p < lo_min or p > 14:
@@ -147,9 +171,13 @@ def test_run_listing_a_hand_made_buraco_position():
         row[MH_N], row[MH_WILD], row[MH_NAT] = 3, w, 3 - w
     st.ss[0, SS_N_MELDS] = 2
     want = [
-        # clubs: A-2-3 of naturals (the 2C at its place); 2-3 and a wild at 4 (the 2S: the 2C is
-        # the natural of place 2); Q-K-A has only the ace: nothing more
+        # clubs: A-2-3 of naturals (the 2C at its place); a wild may stand for any of the three
+        # (VARIANTS 17): at the ace's place or the 3's the 2S (the 2C is the natural of place 2),
+        # at place 2 the 2S for the 2C; 2-3 and a wild at 4 (the 2S); Q-K-A has only the ace
         (A_RUN_NEW, 0 * 16 + 1, 0),
+        (A_RUN_NEW, 0 * 16 + 1, 1 + 2 * 0),
+        (A_RUN_NEW, 0 * 16 + 1, 1 + 2 * 1),
+        (A_RUN_NEW, 0 * 16 + 1, 1 + 2 * 2),
         (A_RUN_NEW, 0 * 16 + 2, 1 + 2 * 2),
         # diamonds: 5D _ 7D, the 6D missing (window 5, offset 1): a 2 (the 2C or the 2S)
         (A_RUN_NEW, 1 * 16 + 5, 1 + 2 * 1),

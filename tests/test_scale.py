@@ -21,7 +21,7 @@ import pytest
 
 from tranca_sim import dataset as ds
 from tranca_sim.io import RunFileError, load_meta, load_run, verify_run
-from tranca_sim.run import run_simulation
+from tranca_sim.simulate import run_simulation
 
 ROOT = Path(__file__).resolve().parents[1]
 DEALS, CHUNK = 3000, 500
@@ -441,3 +441,21 @@ def test_run_file_into_a_dataset_is_refused(reference, tmp_path, capsys):
         sim(chunk, force=True)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     verify_run(out)  # still whole
+
+
+def test_the_run_api_refuses_an_impossible_chunk_size(tmp_path):
+    from tranca_sim.run import RunOptionError
+    from tranca_sim.simulate import run_simulation
+
+    with pytest.raises(RunOptionError, match="chunk_size must be between 1 and 10000000"):
+        run_simulation(
+            preset="tranca",
+            deals=10,
+            seed=1,
+            side_a="basic",
+            side_b="basic",
+            out=tmp_path / "x.parquet",
+            chunk_size=10**12,
+            progress=False,
+        )
+    assert not (tmp_path / "x.parquet").exists()

@@ -1,4 +1,4 @@
-"""The search player (strategies/pimc.py, tranca_sim/engine/search.py): it never peeks, it answers
+"""The search player (strategies/pimc.py, strategies/pimc_search.py): it never peeks, it answers
 only legal choices, it is deterministic, its rollouts play as the engine does, and it runs end to
 end through the CLI (refusing presets it does not support)."""
 
@@ -8,19 +8,12 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from strategies import N_PARAMS, StrategyError, resolve
-from strategies import pimc as S
 from tranca_sim.cli import main
 from tranca_sim.engine import play_deck, simulate_chunk
 from tranca_sim.engine.cards import N_KINDS
 from tranca_sim.engine.kernel import _pack_counts, deck_of
 from tranca_sim.engine.melds import list_draw_actions
 from tranca_sim.engine.obs import PUB_HAND_N, PUB_SEAT, PUB_STOCK_N, Obs, may_discard
-from tranca_sim.engine.search import (
-    POLICY_PRM,
-    sample_world,
-)
-from tranca_sim.engine.search_positions import observe, rollout_deal, to_discard
 from tranca_sim.engine.state import (
     MS_WAITING,
     PACK_MAX,
@@ -29,12 +22,20 @@ from tranca_sim.engine.state import (
     SC_PILE_N,
     SC_SEAT,
     SC_STOCK_PTR,
+    SS_FIRST_CANASTA,
     SS_INDIRECT_SEAT,
     SS_MORTO,
     new_state,
 )
 from tranca_sim.engine.turn import count_errors, place_red3s
 from tranca_sim.rules import get_preset
+from tranca_sim.strategies import N_PARAMS, StrategyError, resolve
+from tranca_sim.strategies import pimc as S
+from tranca_sim.strategies.pimc_positions import observe, rollout_deal, to_discard
+from tranca_sim.strategies.pimc_search import (
+    POLICY_PRM,
+    sample_world,
+)
 
 SMALL = "search:worlds=2,turns=4"
 
@@ -184,8 +185,12 @@ def test_rollouts_play_as_the_engine(tranca):
         rollout_deal(st, rp, np.array(deck, np.int16), d % 4, POLICY_PRM[0].copy(), 0)
         pn = ref.sc[SC_PILE_N]
         assert pn == st.sc[SC_PILE_N] and np.array_equal(ref.pile[:pn], st.pile[:pn]), d
-        for f in ("hand", "mc", "mh", "red3", "taken", "ss"):
+        for f in ("hand", "mc", "mh", "red3", "taken"):
             assert np.array_equal(getattr(ref, f), getattr(st, f)), (d, f)
+        # the side's game state; the slots from SS_FIRST_CANASTA on are the play facts the engine
+        # counts for the run file's check columns (engine/play_facts.py), which no choice reads and
+        # a rollout, writing no run file, does not keep
+        assert np.array_equal(ref.ss[:, :SS_FIRST_CANASTA], st.ss[:, :SS_FIRST_CANASTA]), (d, "ss")
         assert ref.sc[SC_OVER] == st.sc[SC_OVER]
 
 

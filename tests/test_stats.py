@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 from scipy import stats as st
 
-from strategies import strategy_params
 from tranca_sim.io import RunFileError
-from tranca_sim.lab.stats import RunningSummary, format_summary, summarize
+from tranca_sim.lab.statistics.stats import RunningSummary, format_summary, summarize
+from tranca_sim.strategies import strategy_params
 
 # Four deals, side A and side B of each (deal-major, like a run file).
 SCORE_A = [100, 200, 300, 50]

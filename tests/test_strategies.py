@@ -6,20 +6,28 @@ import numpy as np
 import pytest
 from numba import njit
 
-import strategies
-from strategies import PARAM_KINDS, StrategyError, build, describe, list_strategies, resolve, strategy_params
+from tranca_sim import strategies
 from tranca_sim.engine.deal import _obs
 from tranca_sim.engine.kernel import _simulate_nb, simulate_chunk
 from tranca_sim.engine.obs import PUB_HAND_N, PUB_LEN, PUB_SEAT, Obs
 from tranca_sim.engine.positions import make_position
 from tranca_sim.rules import get_preset
+from tranca_sim.strategies import (
+    PARAM_KINDS,
+    StrategyError,
+    build,
+    describe,
+    list_strategies,
+    resolve,
+    strategy_params,
+)
 
 
 def test_generated_dispatch_is_up_to_date():
     path = Path(strategies.__file__).with_name("_dispatch.py")
-    assert path.read_text() == build.render(), "run: python -m strategies.build"
+    assert path.read_text() == build.render(), "run: python -m tranca_sim.strategies.build"
     lean = Path(strategies.__file__).with_name("_dispatch_lean.py")
-    assert lean.read_text() == build.render_lean(), "run: python -m strategies.build"
+    assert lean.read_text() == build.render_lean(), "run: python -m tranca_sim.strategies.build"
 
 
 def test_registry_names_and_defaults():
@@ -147,3 +155,22 @@ def test_open_tranca_shows_the_mortos():
     rules = get_preset("tranca-aberta")
     _, _, morto = _observe(_position(rules), rules.to_array(), 0)
     assert morto.sum() == 6
+
+
+def test_side_labels_from_run_metadata():
+    from tranca_sim.cli_runs import side_labels
+
+    defaults = [p[1] for p in strategy_params("basic")]
+    changed = [1.0 if p[0] == "black3_lock" else p[1] for p in strategy_params("basic")]
+    meta = {
+        "strategies": [
+            {"name": "basic", "params": changed, "label": "stale"},  # a built-in: today's defaults
+            {"name": "mine", "params": [2.0], "param_names": ["k"], "label": "mine:k=2"},  # a user's file
+        ]
+    }
+    assert side_labels(meta) == ["basic:black3_lock=1", "mine:k=2"]
+    meta["strategies"][1] = {"name": "mine", "params": [2.0], "param_names": ["k"]}  # no stored label
+    assert side_labels(meta)[1] == "mine:k=2"
+    meta["strategies"][0]["params"] = defaults
+    assert side_labels(meta)[0] == "basic"
+    assert side_labels({"strategies": "?"}) is None

@@ -1,4 +1,4 @@
-"""Tips against players of different strength (tranca_sim.lab.tip_strength): a tip means the
+"""Tips against players of different strength (tranca_sim.lab.ladder.tip_strength): a tip means the
 same in ``tuned`` as in ``basic``, the difference-of-effects interval by hand, a tiny run end to end."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tranca_sim.engine import simulate_chunk
-from tranca_sim.lab.tip_strength import TIPS, diff_interval, strategy_text
+from tranca_sim.lab.ladder.tip_strength import TIPS, diff_interval, strategy_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,7 +56,7 @@ def test_difference_of_effects_interval_by_hand():
 
 
 def test_tiny_run_end_to_end(tmp_path):
-    from tranca_sim.lab import tip_strength
+    from tranca_sim.lab.ladder import tip_strength
 
     tip_strength.SEARCH = "search:worlds=1,turns=1"
     try:
@@ -75,8 +75,8 @@ def test_tiny_run_end_to_end(tmp_path):
 def test_tuned_warns_once_when_a_preset_has_no_file_of_its_own(tmp_path, capsys):
     import warnings
 
-    from strategies import tuned
     from tranca_sim.cli import main
+    from tranca_sim.strategies import tuned
 
     assert not (ROOT / "strategies/tuned/tranca-carioca.toml").exists()
     assert (ROOT / "strategies/tuned/tranca-aberta.toml").exists()

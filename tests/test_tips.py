@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from numba import njit
 
-from strategies import basic, resolve
 from tranca_sim.engine.cards import parse, parse_many, to_str
 from tranca_sim.engine.deal import _obs
 from tranca_sim.engine.kernel import simulate_chunk
@@ -32,6 +31,7 @@ from tranca_sim.engine.obs import (
 )
 from tranca_sim.engine.positions import make_position
 from tranca_sim.rules import PRESETS
+from tranca_sim.strategies import basic, resolve
 
 DRAW, MELD, DISCARD = 0, 1, 2
 
@@ -140,10 +140,13 @@ def test_safe_discard_avoids_feeding_the_opponents(tranca, opp_meld, taken, on):
 
 
 def test_partner_extends_the_side_meld_instead_of_a_second_one(tranca):
-    # Side A has KC KC KH; the hand holds three more kings.  Baseline (looks at its own hand only):
-    # a new meld of three naturals (55) before an extension (50).  Tip: no second meld of kings.
+    # Side A has KC KC KH; the hand holds three more kings.  The baseline is neutral on the tip: a
+    # second meld of kings scores as a fresh meld (40), below an extension (50), so it extends;
+    # second_meld=1 (the baseline before issue 22) preferred the second meld (55).  The tip never
+    # opens it.
     st = pos(tranca, "KH KD KS 7C 5D", melds_a=["KC KC KH"])
-    assert decide(tranca, st, MELD) == (A_NEW, 13, NEW_3NAT)
+    assert decide(tranca, st, MELD) == (A_EXT, 0, C_NAT)
+    assert decide(tranca, st, MELD, "basic:second_meld=1") == (A_NEW, 13, NEW_3NAT)
     assert decide(tranca, st, MELD, "basic:partner=1") == (A_EXT, 0, C_NAT)
 
 
@@ -156,13 +159,29 @@ def test_partner_changes_nothing_without_a_side_meld_of_the_rank(tranca):
 # ---- 004 tip 1: one long meld ---------------------------------------------------------------
 
 
+FOUR_OPEN = ["QC QC QH", "JC JC JH", "8C 8D 8H", "9C 9D 9H"]  # four unfinished melds
+
+
 @pytest.mark.parametrize(
-    "melds, on", [(["QC QC QH", "JC JC JH"], None), (["QC QC QH"], (A_NEW, 13, NEW_3NAT))]
+    "melds, spec, on",
+    [
+        # a new meld of three naturals scores 40 and loses 10 w per unfinished meld of the side
+        (FOUR_OPEN, "basic:long_meld=1", None),  # 40 - 10 x 1 x 4 = 0: held
+        (FOUR_OPEN, "basic:long_meld=0.5", (A_NEW, 13, NEW_3NAT)),  # 40 - 20 = 20: laid
+        (["QC QC QH"], "basic:long_meld=1", (A_NEW, 13, NEW_3NAT)),  # 40 - 10 = 30: laid
+        (["QC QC QH"], "basic:long_meld=4", None),  # 40 - 40 = 0: held
+    ],
 )
-def test_long_meld_opens_no_meld_while_two_are_unfinished(tranca, melds, on):
+def test_long_meld_weighs_a_new_meld_against_the_unfinished_ones(tranca, melds, spec, on):
     st = pos(tranca, "KH KD KS 7C 5D", melds_a=melds)
     assert decide(tranca, st, MELD) == (A_NEW, 13, NEW_3NAT)
-    assert decide(tranca, st, MELD, "basic:long_meld=2") == on
+    assert decide(tranca, st, MELD, spec) == on
+
+
+def test_long_meld_never_holds_a_meld_that_empties_the_hand(tranca):
+    # KH KD KS alone: the meld takes the morto (the hand empties), whatever the weight
+    st = pos(tranca, "KH KD KS", melds_a=FOUR_OPEN)
+    assert decide(tranca, st, MELD, "basic:long_meld=4") == (A_NEW, 13, NEW_3NAT)
 
 
 # ---- 000 tip 3: clean canasta ----------------------------------------------------------------
@@ -255,13 +274,39 @@ def test_morto_melds_holds_until_the_side_has_n_melds(tranca, melds, on):
     assert decide(tranca, st, MELD, "basic:morto_melds=3") == on
 
 
+BIG_PILE = "4C 5D 6H 8S 10C QD"  # six cards, QD on top: QH QS in hand take it
+
+
+@pytest.mark.parametrize(
+    "pile, taken, on",
+    [
+        (BIG_PILE, False, (A_STOCK, 0, 0)),  # the morto waits: a 6-card pile would refill the hand
+        (BIG_PILE, True, (A_CAP_NEW, 0, CAPNEW_2NAT)),  # the morto is taken: as the baseline
+        ("4C 5D QD", False, (A_CAP_NEW, 0, CAPNEW_2NAT)),  # 3 cards: taken, as the baseline
+    ],
+)
+def test_morto_rush_takes_no_big_pile_while_the_morto_waits(tranca, pile, taken, on):
+    kw = {"mortos": {1: "JS JS QS"}, "taken_mortos": {0: 2}} if taken else {}
+    st = pos(tranca, "QH QS 7C 7D", pile=pile, **kw)
+    assert decide(tranca, st, DRAW) == (A_CAP_NEW, 0, CAPNEW_2NAT)  # baseline: 3 cards or more
+    assert decide(tranca, st, DRAW, "basic:morto_rush=1") == on
+
+
+def test_morto_rush_every_pile_reading_takes_a_one_card_pile(tranca):
+    st = pos(tranca, "QH QS 7C 7D", pile="QD")
+    assert decide(tranca, st, DRAW) == (A_STOCK, 0, 0)  # below take_pile_min = 3
+    assert decide(tranca, st, DRAW, "basic:morto_rush=2") == (A_CAP_NEW, 0, CAPNEW_2NAT)
+    assert decide(tranca, st, DRAW, "basic:morto_rush=1") == (A_STOCK, 0, 0)
+
+
 @pytest.mark.parametrize("taken, on", [(False, (A_EXT, 0, C_TWO)), (True, None)])
-def test_morto_rush_lays_wilds_while_the_morto_waits(tranca, taken, on):
+def test_morto_rush_wilds_reading_lays_wilds_while_the_morto_waits(tranca, taken, on):
     # 2C onto a 3-card meld neither completes a canasta nor empties the hand: the baseline keeps it.
     kw = {"mortos": {1: "JS JS QS"}, "taken_mortos": {0: 2}} if taken else {}
     st = pos(tranca, "2C 5D 7H KS 6C", melds_a=["9C 9D 9H"], **kw)
     assert decide(tranca, st, MELD) is None
-    assert decide(tranca, st, MELD, "basic:morto_rush=1") == on
+    assert decide(tranca, st, MELD, "basic:morto_rush=3") == on
+    assert decide(tranca, st, MELD, "basic:morto_rush=1") is None
 
 
 # ---- 000 Common Variations "Tranca Aberta": the face-up mortos (morto_seen, aberta_rush) ------
@@ -318,28 +363,28 @@ def test_aberta_rush_hurries_to_a_strong_face_up_morto(preset, mortos, spec, exp
 # ---- 000 tip 5: red-3 pace -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("red3, on", [({0: "3D"}, (A_EXT, 0, C_TWO)), ({}, None)])
-def test_red3_pace_hurries_to_a_canasta_with_red3s(tranca, red3, on):
-    st = pos(tranca, "2C 5D 7H KS 6C", melds_a=["9C 9D 9H"], red3=red3)
-    assert decide(tranca, st, MELD) is None
-    assert decide(tranca, st, MELD, "basic:red3_pace=1") == on
+@pytest.mark.parametrize(
+    "red3, spec, on",
+    [
+        # one red 3 seen (side A's), no canasta: red3_pace=1 takes the one-card pile QD with QH QS
+        ({0: "3D"}, "basic:red3_pace=1", (A_CAP_NEW, 0, CAPNEW_2NAT)),
+        ({}, "basic:red3_pace=1", (A_STOCK, 0, 0)),  # none seen: the baseline's stock
+        ({0: "3D"}, "basic:red3_pace=2", (A_STOCK, 0, 0)),  # one seen of the two it waits for
+        ({0: "3D", 1: "3H"}, "basic:red3_pace=2", (A_CAP_NEW, 0, CAPNEW_2NAT)),  # two seen
+        # which red 3s count: every side's (the default) or the side's own (red3_own=1)
+        ({1: "3H"}, "basic:red3_pace=1", (A_CAP_NEW, 0, CAPNEW_2NAT)),
+        ({1: "3H"}, "basic:red3_pace=1,red3_own=1", (A_STOCK, 0, 0)),
+    ],
+)
+def test_red3_pace_changes_the_draw_with_the_red3s_seen(tranca, red3, spec, on):
+    st = pos(tranca, "QH QS 7C 7D", pile="QD", red3=red3)
+    assert decide(tranca, st, DRAW) == (A_STOCK, 0, 0)  # one card < take_pile_min 3
+    assert decide(tranca, st, DRAW, spec) == on
 
 
-@pytest.mark.parametrize("stock, on", [(STOCK30, None), (STOCK8, (A_NEW, 9, NEW_3NAT))])
-def test_red3_pace_holds_going_out_while_the_opponents_red3s_are_unpaid(tranca, stock, on):
-    # Side A may go out by melding 9D 9H 9S; side B holds a red 3 and has no canasta (-100 for it)
-    # and cannot go out.  With 30 stock cards the tip holds; with 8 (<= 10) it goes out.
-    st = pos(
-        tranca,
-        "9D 9H 9S",
-        melds_a=["KC KD KH KS KC KD KH"],
-        mortos={1: "JS JS QS"},
-        taken_mortos={0: 2},
-        red3={1: "3H"},
-        stock=stock,
-    )
-    assert decide(tranca, st, MELD) == (A_NEW, 9, NEW_3NAT)
-    assert decide(tranca, st, MELD, "basic:red3_pace=1") == on
+def test_red3_pace_stops_once_the_side_has_a_canasta(tranca):
+    st = pos(tranca, "QH QS 7C 7D", pile="QD", red3={0: "3D"}, melds_a=["KC KD KH KS KC KD KH"])
+    assert decide(tranca, st, DRAW, "basic:red3_pace=1") == (A_STOCK, 0, 0)
 
 
 # ---- 004 tip 3: look at the pile -------------------------------------------------------------

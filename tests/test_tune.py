@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from cli_call import call
+from cli_call import call, one_error_line
 
-from strategies import StrategyError, resolve
-from strategies.search import search_space, space_of
-from tranca_sim.lab.tune import TuneConfig, TuneError, check_config, run_tune
+from tranca_sim.lab.tuning.tune import TuneConfig, TuneError, check_config, run_tune
 from tranca_sim.rules import get_preset
+from tranca_sim.strategies import StrategyError, resolve
+from tranca_sim.strategies.search import search_space, space_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -234,7 +234,7 @@ def test_tuned_loads_its_file():
 
 
 def test_tuned_reads_a_new_presets_file(tmp_path, monkeypatch):
-    from strategies import tuned
+    from tranca_sim.strategies import tuned
 
     text = (ROOT / "strategies" / "tuned" / "tranca.toml").read_text()
     (tmp_path / "tranca.toml").write_text(text)
@@ -266,7 +266,7 @@ def test_tuned_plays_basic_with_its_parameters():
     assert np.array_equal(a["score"], b["score"]) and np.array_equal(a["morto_turn"], b["morto_turn"])
     c = simulate_chunk(rules, ("basic", "basic"), master_seed=3, start=0, count=40)
     assert not np.array_equal(a["score"], c["score"])  # the tuned values change play
-    from strategies.tuned import params_row
+    from tranca_sim.strategies.tuned import params_row
 
     assert np.array_equal(params_row("tranca"), spec.params)
 
@@ -295,7 +295,7 @@ def test_tuned_in_simulate_and_in_an_experiment_file(tmp_path, capsys):
     assert entry["name"] == "tuned" and entry["params"] == list(
         resolve("tuned").params[: len(entry["param_names"])]
     )
-    from tranca_sim.lab.spec import load_spec
+    from tranca_sim.lab.experiments.spec import load_spec
 
     exp = tmp_path / "e.toml"
     exp.write_text(
@@ -311,8 +311,8 @@ def test_a_trial_played_in_pieces_equals_one_call(monkeypatch):
     """_play splits a trial into short engine calls (Ctrl-C and SIGTERM are seen between them);
     the pieces give the same paired deals as one call, and the ticks add up to the deals."""
     from tranca_sim.engine import simulate_chunk
-    from tranca_sim.lab import tune
-    from tranca_sim.lab.designs import duplicate_units
+    from tranca_sim.lab.statistics.designs import duplicate_units
+    from tranca_sim.lab.tuning import tune
 
     rules = get_preset("tranca")
     a, b = resolve("basic"), resolve("random")
@@ -330,10 +330,112 @@ def test_a_trial_played_in_pieces_equals_one_call(monkeypatch):
 
 
 def test_a_long_tune_says_how_long_after_its_first_trial(capsys):
-    from tranca_sim.lab import tune
+    from tranca_sim.lab.tuning import tune
 
     tune._say_duration(10_000, 100.0)  # 100 s: nothing to say
     assert capsys.readouterr().err == ""
     tune._say_duration(1_000_000, 100.0)  # 10,000 s = 2 h 47 min
     err = capsys.readouterr().err
     assert "about 2 h 47 min" in err and "Ctrl-C stops it" in err
+
+
+def test_search_deals_cap_is_one_trial_per_candidate_of_a_small_space():
+    """Deals a round's search can play: one trial per distinct candidate of a small space."""
+    from types import SimpleNamespace as P
+
+    from tranca_sim.lab.tuning.tune import search_deals_cap
+
+    switch, ints = P(choices=None, kind="switch"), P(choices=None, kind="int", low=1, high=3)
+    three, real = P(choices=(0.25, 0.5, 1.0), kind="real"), P(choices=None, kind="real", low=0, high=1)
+    assert search_deals_cap([switch, switch], 20000, 2000) == 4 * 2000  # 2 x 2 candidates
+    assert search_deals_cap([switch, ints, three], 100_000, 1000) == 18 * 1000  # 2 x 3 x 3
+    assert search_deals_cap([switch, real], 20000, 2000) == 20000  # a real number: the budget
+    assert search_deals_cap([switch, ints], 5000, 2000) == 4000  # whole trials of the budget
+
+
+def test_tune_refuses_a_three_player_preset_in_one_line(tmp_path, capsys):
+    """`tune basic --preset tranca-3p` crashed with `ValueError: a run must hold one side A and one
+    side B row for every deal` (exit 1) after compiling; now it is refused before any deal, naming
+    the presets tune supports."""
+    out = tmp_path / "t3"
+    status, _, err = call(
+        [
+            "tune",
+            "basic",
+            "--preset",
+            "tranca-3p",
+            "--budget",
+            "12000",
+            "--trial-deals",
+            "400",
+            "--out",
+            str(out),
+        ],
+        capsys,
+    )
+    assert status == 2
+    line = one_error_line(err)
+    assert "--preset tranca-3p" in line and "tranca-2p" in line
+    assert "tranca-3p," not in line.split("supports", 1)[1]
+
+
+def test_tune_refuses_a_parameter_listed_twice(tmp_path, capsys):
+    status, _, err = call(
+        ["tune", "basic", "--params", "go_out,go_out", "--budget", "12000", "--trial-deals", "400",
+         "--out", str(tmp_path / "t")],
+        capsys,
+    )  # fmt: skip
+    assert status == 2
+    line = one_error_line(err)
+    assert "--params" in line and "go_out" in line and "twice" in line
+
+
+def _trace_data():
+    """Two rounds drawn by hand: round 1's pick beats basic; round 2's best candidate is its
+    opponent with the same parameters (written as a label with the defaults spelled out)."""
+    from tranca_sim.strategies import resolve
+
+    r1 = "basic:take_pile_min=5"
+    same = resolve("basic:take_pile_min=5,go_out=1").text  # go_out=1 is basic's default
+    rows = [
+        {"round": r, "stage": "search", "trial": i, "mean": m}
+        for r in (1, 2)
+        for i, m in enumerate([0.0, 12.5, 30.0, -40.0])
+    ]
+    conf = lambda m, lbl, opp: {"mean": m, "lo": m - 4, "hi": m + 4, "p_greater": 0.5 if m < 5 else 1e-6,  # noqa: E731
+                                "label": lbl, "opponent": opp, "decks": 20000}  # fmt: skip
+    rounds = [
+        {"round": 1, "opponent_label": "basic", "winner_label": r1, "played": 4, "trials": 4,
+         "search_mean": 30.0, "selection_mean": 28.0, "confirmation": conf(27.0, r1, "basic"),
+         "beats_opponent": True},
+        {"round": 2, "opponent_label": r1, "winner_label": same, "played": 4, "trials": 4,
+         "search_mean": 0.0, "selection_mean": 0.4, "confirmation": conf(0.1, same, r1),
+         "beats_opponent": False},
+    ]  # fmt: skip
+    result = {"rounds": rounds, "final": conf(27.0, r1, "basic"), "preset": "tranca",
+              "base_label": "basic", "champion_label": r1, "opponent_label": "basic"}  # fmt: skip
+    return rows, result
+
+
+def test_the_trace_labels_its_band_and_never_calls_the_opponent_a_winner():
+    """tune's trace drew the confirmation's interval as an unlabelled band, and titled a round whose
+    best candidate was its opponent's own parameters 'winner ...'; its legend called that point
+    'winner confirmed'. The band is in the legend; the opponent itself is said to be no winner."""
+    from tranca_sim.lab.tuning.tune_report import trace_figure
+
+    fig = trace_figure(*_trace_data())
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    ax1, ax2 = fig.axes[:2]
+    bands = [p for p in ax1.patches if not p.get_label().startswith("_")]
+    assert bands and all(p.get_label() in legend for p in bands)  # the band has its legend entry
+    assert not any("winner" in x for x in legend), legend  # the markers stand for the round's pick
+    assert "winner" in ax1.get_title("left") and "beats it" in ax1.get_title("left")
+    assert "opponent itself" in ax2.get_title("left") and "winner +" not in ax2.get_title("left"), ax2.get_title("left")
+
+
+def test_the_opponent_itself_is_no_winner_in_the_report():
+    from tranca_sim.lab.tuning.tune_report import is_the_opponent, same_parameters
+
+    rows, result = _trace_data()
+    assert same_parameters("basic", "basic:go_out=1") and not same_parameters("basic", "basic:go_out=0")
+    assert not is_the_opponent(result["rounds"][0]) and is_the_opponent(result["rounds"][1])

@@ -21,10 +21,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from cli_call import call, one_error_line
 
-from strategies import StrategyError, resolve, user
-from strategies.user import check_file, split_file_spec
 from tranca_sim.io import load_meta, load_run
+from tranca_sim.strategies import StrategyError, resolve, user
+from tranca_sim.strategies.user import check_file, split_file_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "greedy.py"
@@ -52,7 +53,8 @@ def cli(*args, cwd, cache=None, path=()):
     return p.returncode, p.stdout, p.stderr
 
 
-def one_error_line(status, err, *words):
+def assert_one_error_line(status, err, *words):
+    """Exit status 2 and one ``tranca-sim: error:`` line holding every one of ``words``."""
     assert status == 2, err
     assert "Traceback" not in err
     lines = err.strip().splitlines()
@@ -104,7 +106,7 @@ BAD_FILES = [
     ("binary", _variant('NAME = "greedy"', 'NAME = "greedy"\x00\x01'), "contains NUL bytes"),
     ("raises", _variant('NAME = "greedy"', 'NAME = "greedy"\nimport no_such_module'), "ModuleNotFoundError"),
     ("no_name", _variant('NAME = "greedy"', ""), "defines no NAME"),
-    ("bad_name", _variant('NAME = "greedy"', 'NAME = "my strategy"'), "NAME must be letters"),
+    ("bad_name", _variant('NAME = "greedy"', 'NAME = "my strategy"'), "NAME must be ASCII letters"),
     ("builtin", _variant('NAME = "greedy"', 'NAME = "basic"'), "taken by a built-in"),
     ("no_params", _variant("PARAMS = (", "_PARAMS = ("), "defines no PARAMS"),
     ("default_out", _variant('cards", 1, 108', 'cards", 2, 108'), "default 1 is outside 2..108"),
@@ -180,12 +182,12 @@ def test_bad_strategy_files_give_one_error_line(tmp_path):
         (f"{EXAMPLE}:greedy:min_pile=0", ("min_pile", "from 1 to 108")),
     ]:
         status, _, err = cli("simulate", "--deals", "5", "--side-a", spec, "--out", "x.parquet", cwd=tmp_path)
-        one_error_line(status, err, *words)
+        assert_one_error_line(status, err, *words)
     assert not (tmp_path / "x.parquet").exists()
     status, out, err = cli("strategies", str(EXAMPLE), cwd=tmp_path)
     assert status == 0, err
     assert f"{EXAMPLE}:greedy: " in out and "min_pile=1  (whole number 1 to 108)" in out
-    one_error_line(*cli("strategies", "syn.py", cwd=tmp_path)[::2], "syn.py", "line 21")
+    assert_one_error_line(*cli("strategies", "syn.py", cwd=tmp_path)[::2], "syn.py", "line 21")
 
 
 # ---- runs with a user's file (compiles the engine with it) --------------------------------
@@ -260,7 +262,7 @@ def test_a_strategy_file_runs_by_path_and_recompiles_when_edited(tmp_path):
         """
         import json, sys
         from joblib import Parallel, delayed
-        from strategies import resolve
+        from tranca_sim.strategies import resolve
         spec = resolve("my_strats.py:greedy:min_pile=2")  # named before the engine loads
         from tranca_sim.engine import simulate_chunk
         from tranca_sim.rules import get_preset
@@ -280,9 +282,13 @@ def test_a_strategy_file_runs_by_path_and_recompiles_when_edited(tmp_path):
     assert there == [here, here] and here == run2.score.tolist()[:80]
 
     # the run of the old version cannot be replayed with the edited file, nor without it
-    one_error_line(*cli("replay", "run1.parquet", "--deal", "4", cwd=work, cache=cache)[::2], "has changed")
+    assert_one_error_line(
+        *cli("replay", "run1.parquet", "--deal", "4", cwd=work, cache=cache)[::2], "has changed"
+    )
     mine.unlink()
-    one_error_line(*cli("replay", "run1.parquet", "--deal", "4", cwd=work, cache=cache)[::2], "missing")
+    assert_one_error_line(
+        *cli("replay", "run1.parquet", "--deal", "4", cwd=work, cache=cache)[::2], "missing"
+    )
 
 
 def test_an_installed_strategy_with_illegal_answers_plays_like_passive(tmp_path):
@@ -327,7 +333,7 @@ def test_an_installed_strategy_with_illegal_answers_plays_like_passive(tmp_path)
 
 def _user_dir(base, name: str, files: dict) -> Path:
     """A user-strategy cache directory as the package makes one: its switch's docstring lists each
-    file with its sha256 (strategies.user.render)."""
+    file with its sha256 (tranca_sim.strategies.user.render)."""
     d = base / name
     d.mkdir(parents=True)
     listed = "".join(f"- {4 + i}: s{i} = {f} (sha256 {sha})\n" for i, (f, sha) in enumerate(files.items()))
@@ -370,3 +376,106 @@ def test_stale_user_strategy_caches_are_pruned_and_nothing_else(tmp_path):
     for d in removed:
         assert not d.exists()
     assert user.prune_user_caches(current) == []  # nothing left to prune
+
+
+@pytest.mark.parametrize("body", ["import sys; sys.exit(3)\n", "raise SystemExit('bye')\n"])
+def test_a_strategy_file_that_exits_on_load_gives_one_error_line(tmp_path, body):
+    """`tranca-sim strategies s5.py` with `import sys; sys.exit(3)` in s5.py exited 3 without a
+    word: a user's file is loaded in this process, so its exit was the command's."""
+    (tmp_path / "s5.py").write_text(body, encoding="utf-8")
+    status, out, err = cli("strategies", "s5.py", cwd=tmp_path)
+    assert status == 2, (status, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tranca-sim: error: strategy file 's5.py' line 1: "), err
+    assert "exits while being loaded" in lines[0]
+
+
+def _raise_from_file(path, message="my strategy gave up"):
+    """An exception whose traceback holds a frame of ``path`` (as numba's raise in a user's
+    ``choose_discard`` gives it)."""
+    code = compile(
+        "def choose_discard():\n    x = 1\n    raise ValueError(%r)\n" % message, str(path), "exec"
+    )
+    ns = {}
+    exec(code, ns)
+    try:
+        ns["choose_discard"]()
+    except ValueError as e:
+        return e
+    raise AssertionError("no exception")
+
+
+def _user_file(monkeypatch, path):
+    from tranca_sim.strategies import user
+
+    monkeypatch.setattr(
+        user, "selection", lambda: (user.Source(module="u_mine", file=str(path), sha256="0" * 64),)
+    )
+
+
+def test_an_exception_in_a_user_strategy_is_one_line_naming_the_file(tmp_path, capsys, monkeypatch):
+    """A numba `raise ValueError("my strategy gave up")` in a user's choose_discard surfaced as 46
+    lines of traceback through _simulate_nb, exit 1; now one line names the file, the line, the
+    function and the exception, exit 2."""
+    from tranca_sim import cli
+
+    path = tmp_path / "mine.py"
+    _user_file(monkeypatch, path)
+    exc = _raise_from_file(path)
+
+    def failing_simulate(a):
+        raise exc
+
+    monkeypatch.setattr(cli, "_cmd_simulate", failing_simulate)
+    status, _, err = call(["simulate", "--deals", "10", "--out", str(tmp_path / "x.parquet")], capsys)
+    assert status == 2
+    line = one_error_line(err)
+    assert str(path) in line
+    assert "ValueError: my strategy gave up" in line
+    assert "line 3" in line and "choose_discard" in line
+
+
+def test_an_exception_from_elsewhere_is_not_blamed_on_the_strategy(tmp_path, monkeypatch):
+    from tranca_sim.cli import strategy_failure
+
+    _user_file(monkeypatch, tmp_path / "mine.py")
+    assert strategy_failure(_raise_from_file(tmp_path / "other.py")) is None
+    assert strategy_failure(_raise_from_file(tmp_path / "mine.py")) is not None
+
+
+ALLOC = """
+import numpy as np
+from numba import njit
+
+NAME = "alloc_f10"
+PARAMS = ()
+
+
+@njit(cache=True, _nrt=False)
+def choose_draw(prm, obs, acts, n, rng):
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def choose_meld(prm, obs, acts, n, rng):
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def choose_discard(prm, obs, rng):
+    buf = np.zeros(53, dtype=np.int64)
+    return buf[0]
+"""
+
+
+def test_an_array_allocated_in_a_strategy_is_named_with_the_users_line(tmp_path, capsys):
+    """np.zeros gave numba's 'No implementation of function ... zeros ... (arrayobj.py line
+    4902)': numba's own file, not the user's."""
+    f = tmp_path / "alloc_f10.py"
+    f.write_text(ALLOC)
+    status, _, err = call(["strategies", str(f)], capsys)
+    assert status == 2
+    line = one_error_line(err)
+    assert "np.zeros: a strategy may not allocate arrays" in line
+    at = 1 + ALLOC.split("np.zeros")[0].count("\n")  # the line of the np.zeros call
+    assert line.endswith(f"(alloc_f10.py line {at})") and "arrayobj" not in line

@@ -4,7 +4,7 @@ numba's ``cache=True`` checks only the source file of the function it
 compiles, not the modules that function calls into; editing a strategy in
 ``strategies/`` would leave a stale kernel in the cache.  We therefore point
 numba's cache at ``<base>/<hash>``, where the hash covers numba's optimisation level (below) and
-every ``.py`` file under ``tranca_sim/`` and ``strategies/`` that defines numba kernels (``njit``;
+every ``.py`` file under ``tranca_sim/`` and ``strategies/`` (:func:`strategies_dir`) that defines numba kernels (``njit``;
 so editing the CLI or the I/O code keeps the cache), the parameter files of
 ``tuned`` (``strategies/tuned/*.toml``: the search player's rollouts compile
 them in as constants), the package version and numba's version.  ``<base>`` is ``$TRANCA_SIM_CACHE_DIR``, else
@@ -22,7 +22,7 @@ Optimisation level (issue 9): numba compiles at ``NUMBA_OPT`` (default 3); numba
 at each level of the call tree, so the level is most of the first compile's cost.  Unless the user
 set ``NUMBA_OPT``, this module sets it to :data:`OPT_LEVEL` (1) before numba is imported:
 measured, level 1 compiles the engine in about 23% less CPU time than 3 at the same speed
-(benchmarks/README.md "Engine speed (issue 9)").  If numba was imported before ``tranca_sim``, the
+(benchmarks/LOG.md "Engine speed (issue 9)").  If numba was imported before ``tranca_sim``, the
 level is left as numba read it (``NUMBA_OPT``, else numba's 3): numba reads it when it is imported.
 numba's own cache does not key on the level, so the hash below does (the level in effect), and
 kernels compiled at another level are never loaded.
@@ -43,7 +43,7 @@ where the file system records access times).  "The package made it": its name is
 a real directory (not a link), and it holds the marker or only numba's cache files (``.nbi``,
 ``.nbc``), generated user-strategy switches and their ``__pycache__``.  The current hash's
 directories are never touched (its stale user-strategy ones are pruned by
-``strategies.user.prune_user_caches``), nor anything else in the base.  A directory is first renamed
+``tranca_sim.strategies.user.prune_user_caches``), nor anything else in the base.  A directory is first renamed
 aside, then deleted; whatever cannot be renamed or deleted is left, silently.  A process that
 still loads from a directory being removed finds no kernels and compiles them again (numba
 recreates the directory).
@@ -91,18 +91,27 @@ def configure_opt_level() -> str:
     return os.environ["NUMBA_OPT"].strip().lower()
 
 
+def strategies_dir() -> Path:
+    """The folder of :mod:`tranca_sim.strategies`: ``tranca_sim/strategies/`` where a wheel installed
+    it, else the repository's ``strategies/`` beside ``tranca_sim/`` (pyproject.toml maps it there)."""
+    root = Path(__file__).resolve().parent
+    inside = root / "strategies"
+    return inside if inside.is_dir() else root.parent / "strategies"
+
+
 def source_hash(version: str, opt: str = "") -> str:
     """16 hex digits over the kernel sources, the package version, numba's version and the
     optimisation level ``opt`` (numba's cache does not key on it)."""
     h = hashlib.sha256(f"{version}|{_numba_version()}|opt={opt}".encode())
     root = Path(__file__).resolve().parent
-    for pkg in (root, root.parent / "strategies"):
+    strategies = strategies_dir()
+    for pkg in (root,) if strategies.parent == root else (root, strategies):
         for p in sorted(pkg.rglob("*.py")):
             text = p.read_bytes()
             if b"njit" in text:
                 h.update(p.relative_to(pkg).as_posix().encode())
                 h.update(text)
-    for p in sorted((root.parent / "strategies" / "tuned").glob("*.toml")):
+    for p in sorted((strategies / "tuned").glob("*.toml")):
         h.update(p.name.encode())  # tuned parameters: numba constants of the search's rollouts
         h.update(p.read_bytes())
     return h.hexdigest()[:16]

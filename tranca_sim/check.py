@@ -85,7 +85,7 @@ def check_run(path, sample: int, progress: bool = True, warn=None):
     from .replay import regenerate
 
     meta = load_meta(path)
-    from strategies import prepare_engine
+    from tranca_sim.strategies import prepare_engine
 
     prepare_engine(meta.get("strategies"))  # before the engine is imported (_match_facts)
     df = load_run(path, backend="pandas", columns=["deal_index", "side", "score", "end_reason"])

@@ -19,37 +19,37 @@ import os
 import signal
 import sys
 
+from .cli_signals import Stop, early_stop, exit_finished, exit_stopped, late_stop
+
+early_stop()  # the console script: a signal while it loads says its line too (cli_signals)
+
 from ._plural import plural
+from .cli_analyse import COMMANDS as ANALYSE_COMMANDS
+from .cli_atlas import cmd_atlas as _cmd_atlas
 from .cli_common import (
-    _SIGNALS,
     Terminated,
     _check_processes,
     _check_rules,
     _check_threads,
     _console,
     _exists_message,
-    _exit_at_once,
-    _exit_now,
     _fail,
     _flag,
-    _kernel_running,
-    _late_stop,
     _lock_out,
     _n_deals,
-    _say_if_compiling,
+    _refuse_unbound,
     _stopped,
-    _terminate,
     _user_errors,
     _warn,
-    diagnostics_warning,
 )
 from .cli_lab import _cmd_experiment, _cmd_ladder, _cmd_report, _cmd_tune, _written
 from .cli_parser import build_parser
+from .cli_runs import _cmd_check, _cmd_replay, _cmd_summarize, _title, side_labels
 
 
 def _check_simulate_args(a) -> None:
     """Every option of ``simulate`` checked before the engine is loaded, each error naming its flag."""
-    from strategies import check_rules, resolve
+    from tranca_sim.strategies import check_rules, resolve
 
     from .dataset import check_dataset_out, check_run_file_out, wants_dataset
     from .io import OutputExistsError, check_output_path
@@ -73,6 +73,7 @@ def _check_simulate_args(a) -> None:
     base = get_preset(a.preset)
     opts = coerce_rule_options(base, raw)
     rules = base.replace(**opts) if opts else base  # checked above: the table's sides for --side-c
+    _refuse_unbound(a.preset, raw, "matches" if a.matches is not None else "deals")
     for flag, text in (("--side-a", a.side_a), ("--side-b", a.side_b), ("--side-c", a.side_c)):
         if text is None:
             continue
@@ -100,6 +101,13 @@ def _check_simulate_args(a) -> None:
             "(same arguments), --force replaces it"
         )
     if a.dataset or a.resume or wants_dataset(a.out):
+        name = a.out.rstrip("/" + os.sep)
+        if name.lower().endswith(".parquet") and not wants_dataset(a.out) and not os.path.isdir(name):
+            _fail(
+                f"--out {a.out!r} --dataset: a dataset is a directory, and {name!r} is named like a "
+                f"run file; give it a directory's name (e.g. --out {name[: -len('.parquet')] or 'DIR'}/), "
+                "or leave out --dataset to write one run file"
+            )
         try:
             check_dataset_out(a.out, a.force, a.resume)
         except OutputExistsError:
@@ -135,12 +143,13 @@ def _check_simulate_args(a) -> None:
 
 def _cmd_simulate(a) -> None:
     from . import dataset as _ds
-    from .lab.stats import format_summary, turn_limit_warning
-    from .run import parse_rule_args, run_simulation
+    from .lab.statistics.stats import format_summary, turn_limit_warning
+    from .run import RunDescription, parse_rule_args
+    from .simulate import simulate
 
     _check_simulate_args(a)
     a.dataset_out = a.dataset or a.resume or _ds.wants_dataset(a.out)
-    res = run_simulation(
+    desc = RunDescription(
         a.preset,
         a.deals if a.matches is None else None,
         a.seed,
@@ -152,16 +161,19 @@ def _cmd_simulate(a) -> None:
         chunk_size=a.chunk_size,
         rule_options=parse_rule_args(a.rule),
         check=a.check,
-        progress=not a.no_progress,
         log_deals=a.log_deals,
         processes=a.processes,
         cluster=a.cluster,
         scheduler=a.scheduler,
         dataset=a.dataset,
         resume=a.resume,
-        warn=_warn,
         matches=a.matches,
         side_c=a.side_c,
+    )
+    res = simulate(
+        desc,
+        progress=not a.no_progress,
+        warn=_warn,
         on_written=_written(a),
         say_compile=True,  # one line, not a bar: said with --no-progress too
     )
@@ -216,10 +228,12 @@ def _cmd_simulate(a) -> None:
             )
     print(format_summary(res["summary"], title=_title(res["meta"])))
     if a.matches is not None:
-        from .lab.matches import format_match_summary
+        from .lab.statistics.matches import format_match_summary
 
         print(format_match_summary(res["match_summary"], side_labels(res["meta"]) or ("A", "B")))
     failed = res["diagnostics"].get("invariant_errors", 0)
+    if a.check and not failed:
+        print(_checks_passed(res["deals"], res["path"]))
     if failed:
         sys.stdout.flush()
         _fail(
@@ -228,227 +242,35 @@ def _cmd_simulate(a) -> None:
         )
 
 
-def _title(meta: dict) -> str:
-    opts = meta.get("rule_options") or {}
-    extra = "".join(f", {k}={v}" for k, v in opts.items())
+def _checks_passed(deals: int, path: str) -> str:
+    """The one line of a passing ``simulate --check``: what was checked, over how many deals."""
+    which = "the 1 deal" if deals == 1 else f"all {deals} deals"
     return (
-        f"preset {meta.get('preset', '?')}{extra}; seed {meta.get('master_seed', '?')}; "
-        f"tranca-sim {meta.get('version', '?')}"
+        f"--check: {which} passed the engine's invariant checks after every action (every card in "
+        "exactly one place, every meld on the table legal, no first meld below the minimum, no "
+        f"player left without a move while the stock had cards); to referee deals against the "
+        f"rules independently: tranca-sim check {path}"
     )
 
 
-def _cmd_summarize(a) -> None:
-    from .io import load_meta, load_run, verify_deals
-    from .lab.stats import SUMMARY_COLUMNS, format_summary, summarize, turn_limit_warning
-
-    meta = load_meta(a.path)
-    verify_deals(a.path, meta)  # the same check as check and replay
-    df = load_run(a.path, columns=list(SUMMARY_COLUMNS))
-    summary = summarize(df, labels=side_labels(meta))
-    warning = turn_limit_warning(summary)
-    if warning:
-        _warn(f"{a.path}: {warning}")
-    suspect = diagnostics_warning(a.path, meta)
-    if suspect:
-        _warn(f"{a.path}: {suspect}")
-    print(format_summary(summary, title=_title(meta)))
-    if meta.get("matches"):
-        from .lab.matches import MATCH_SUMMARY_COLUMNS, MatchSummary, format_match_summary
-
-        acc = MatchSummary(n_sides=len(meta.get("strategies") or ()) or 2)
-        acc.update(load_run(a.path, backend="pandas", columns=list(MATCH_SUMMARY_COLUMNS)))
-        print(format_match_summary(acc.result(), side_labels(meta) or ("A", "B")))
+_SOURCES = {
+    "000": "'How to Play Tranca' (English)",
+    "002": "'Reglas del Juego Tranca' (Spanish)",
+    "003": "Tranca conventions of Sao Paulo (Portuguese)",
+    "004": "Buraco rules (English)",
+}
 
 
-def side_labels(meta: dict) -> list[str] | None:
-    """Side A's and B's (and C's, tranca-3p) strategy as people name it (non-default parameters
-    only), from run metadata; None when the metadata does not describe 2 or 3 sides (the rows then
-    name them).
-    A built-in is described against today's defaults; a user's strategy (not loaded here) by
-    the label the run stored."""
-    from strategies import builtin_names, describe
+def _plain_source(text: str) -> str:
+    """A preset's source as a reader knows it: the rule text's name and the passage, without the
+    project's file names and decision numbers (``000_95ec....txt ...; VARIANTS Presets``)."""
+    import re
 
-    sides = meta.get("strategies")
-    if not (isinstance(sides, list) and len(sides) in (2, 3) and all(isinstance(x, dict) for x in sides)):
-        return None
-    builtin = set(builtin_names())
-    try:
-        return [
-            str(x["label"])
-            if x["name"] not in builtin and x.get("label")
-            else describe(str(x["name"]), x["params"], x.get("param_names"), meta.get("preset"))
-            for x in sides
-        ]
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def _readable_file(path) -> None:
-    """Refuse (one line, exit 2) an input that is missing, not a regular file or unreadable;
-    a FIFO or device would block or never end."""
-    import stat
-
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        _fail(f"cannot read {str(path)!r}: {os.strerror(e.errno) if e.errno else e}")
-    if stat.S_ISDIR(st.st_mode):
-        from .dataset import MANIFEST
-
-        if os.path.exists(os.path.join(path, MANIFEST)):  # a dataset: verify_run checks the rest
-            return
-        _fail(f"{str(path)!r} is a directory without {MANIFEST} (not a tranca-sim dataset)")
-    if not stat.S_ISREG(st.st_mode):
-        _fail(f"{str(path)!r} is not a regular file")
-
-
-def _prepare_engine(meta) -> None:
-    """Before the engine is imported: the run's strategies decide whether it has the search
-    player (strategies/user.py; a match run's facts are read through the engine's match module)."""
-    from strategies import prepare_engine
-
-    prepare_engine((meta or {}).get("strategies"))
-
-
-def _cmd_replay(a) -> None:
-    from .io import atomic_output, check_output_path, verify_deals, verify_run, writing
-
-    _readable_file(a.path)
-    if a.turn is not None and not a.html:
-        _fail("--turn chooses the turn drawn by --html; give --html OUT.html too")
-    meta = verify_run(a.path) or {}  # the same check as summarize and check
-    verify_deals(a.path, meta)
-    deals = meta.get("deals")
-    deal = a.deal
-    _prepare_engine(meta)
-    if meta.get("matches"):
-        deal = _match_deal(a, meta)
-    elif a.match is not None:
-        _fail(f"--match {a.match}: {a.path} is not a match run (simulate --matches); give --deal I alone")
-    elif isinstance(deals, int) and not a.deal < deals:
-        _fail(f"--deal {a.deal} is not a deal of {a.path}: its deals are 0 to {deals - 1}")
-    if a.html:  # checked before the deal is replayed
-        with _flag("--html"):
-            check_output_path(a.html, a.force)
-
-    from .replay import format_deal, regenerate, table_html
-
-    _say_if_compiling(meta)
-    try:
-        log = regenerate(a.path, deal)
-    except _user_errors():
-        raise
-    except ValueError as e:
-        _fail(f"--deal {a.deal}: {e}")
-    page = None
-    if a.html:  # drawn before anything is printed, so a bad --turn stops at once
-        n_turns = sum(1 for x in log["actions"] if x["act"] == "turn")
-        turn = n_turns - 1 if a.turn is None else a.turn
-        if not 0 <= turn < n_turns:
-            _fail(f"--turn {turn} is not a turn of deal {a.deal}: its turns are 0 to {n_turns - 1}")
-        page = table_html(log, turn)
-    if page is not None:  # written before the text: a closed stdout (`| head -3`) must not lose it
-        with _flag("--html"), atomic_output(a.html, a.force) as tmp, writing(a.html):
-            tmp.write_text(page, encoding="utf-8")
-    print(format_deal(log))
-    if page is not None:
-        print(f"wrote {a.html} (the table after turn {turn})")
-
-
-def _match_deal(a, meta: dict) -> int:
-    """The deal key (``deal_index``) of ``--match M --deal D`` in a match run, both checked."""
-    from .engine.match import deal_key
-    from .io import load_run
-
-    n = int(meta["matches"])
-    if a.match is None:
-        _fail(f"{a.path} is a match run: give --match M (0 to {n - 1}) and --deal D (the deal in the match)")
-    if not a.match < n:
-        _fail(f"--match {a.match} is not a match of {a.path}: its matches are 0 to {n - 1}")
-    df = load_run(a.path, backend="pandas", columns=["match_index", "match_deals"])
-    k = int(df.loc[df["match_index"] == a.match, "match_deals"].iloc[0])
-    if not a.deal < k:
-        _fail(f"--deal {a.deal} is not a deal of match {a.match}: its deals are 0 to {k - 1}")
-    return deal_key(a.match, a.deal)
-
-
-#: deals `check` referees without --sample
-DEFAULT_SAMPLE = 200
-
-#: how referee.logfile names a line that is not JSON text (a cut or damaged log file)
-_UNREADABLE_LINE = ("truncated file", "invalid JSON", "not UTF-8")
-
-
-#: how every deal log line begins (docs/log-format.md), without its spaces
-_LOG_OPENING = b'{"format":"tranca-sim-log/'
-
-
-def _log_cut_in_first_line(path) -> bool:
-    """Whether ``path`` is a deal log cut inside its first line: one line, no newline at its end,
-    and what it holds is how a deal log begins (``{"format": "tranca-sim-log/...``), however
-    short. Such a file is a truncated log, not some other file."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(1 << 20)
-    except OSError:
-        return False
-    data = data.removeprefix(b"\xef\xbb\xbf")
-    if b"\n" in data.rstrip(b"\r\n\t ") or data.endswith(b"\n") or not data.strip():
-        return False
-    head = b"".join(data[:200].split())  # spaces between JSON tokens do not matter
-    n = min(len(head), len(_LOG_OPENING))
-    return head[:n] == _LOG_OPENING[:n]
-
-
-def _cmd_check(a) -> None:
-    from . import referee
-    from .check import check_run, log_turn_limits
-
-    _readable_file(a.path)
-    if str(a.path).endswith(".jsonl"):
-        try:
-            verdicts = list(referee.check_file(a.path))
-        except OSError as e:
-            _fail(f"cannot read {str(a.path)!r}: {os.strerror(e.errno) if e.errno else e}")
-        broken = [v for v in verdicts if v.code == "format" and str(v.reason).startswith(_UNREADABLE_LINE)]
-        if verdicts and all(v.code == "format" for v in verdicts) and not _log_cut_in_first_line(a.path):
-            _fail(f"{str(a.path)!r} is not a deal log file (docs/log-format.md): {verdicts[0]}")
-        if broken:  # a line that is no JSON at all (a cut or damaged file), not a deal the referee judged
-            v = broken[0]  # its line and what is wrong with it, without the verdict's "log: format:"
-            _fail(f"{str(a.path)!r} is a damaged deal log file: line {v.line}: {v.reason}")
-        source = a.path
-        limited = log_turn_limits(a.path)
-        where = "of the log file"
-    else:
-        from .io import verify_deals, verify_run
-
-        meta = verify_run(a.path)  # a damaged file is refused before anything is said
-        verify_deals(a.path, meta)  # the same check as summarize and replay
-        _prepare_engine(meta)
-        _say_if_compiling(meta)  # one line, not a bar: said with --no-progress too
-        given = a.sample is not None  # only a --sample the user gave is warned about when capped
-        sample = a.sample if given else DEFAULT_SAMPLE
-        verdicts, source, limited = check_run(
-            a.path, sample, not a.no_progress, warn=_warn if given else None
-        )
-        where = "of the run"
-    agreed, total, bad = referee.summary(verdicts)
-    if total == 0:
-        _fail(f"{a.path} holds no deals to check")
-    for v in bad[:10]:
-        print(f"DISAGREE {v}")
-    if len(bad) > 10:
-        print(f"... and {len(bad) - 10} more disagreements")
-    print(f"{agreed} of {plural(total, 'deal')} agreed with the referee ({source})")
-    if limited:
-        n = len(limited)
-        shown = ", ".join(str(i) for i in limited[:10]) + (", ..." if n > 10 else "")
-        print(
-            f"TURN LIMIT: {n} deal{'s' * (n != 1)} {where} ended at the turn limit, not by a rule "
-            f"(deal{'s' * (n != 1)} {shown}); such a deal is not an outcome of play"
-        )
-    if bad or limited:
-        raise SystemExit(1)
+    first = text.split(";")[0].strip()
+    m = re.match(r"(\d{3})_[0-9a-f]+\.txt\s*(.*)", first)
+    if not m:
+        return first or "not recorded"
+    return _SOURCES.get(m.group(1), "a rule text") + (f", {m.group(2)}" if m.group(2) else "")
 
 
 def _cmd_presets(a) -> None:
@@ -458,7 +280,7 @@ def _cmd_presets(a) -> None:
         return str(v).lower() if isinstance(v, bool) else str(v)
 
     for name, rules in PRESETS.items():
-        print(f"{name}  (source: {PRESET_SOURCES.get(name, 'not recorded')})")
+        print(f"{name}  (rules from: {_plain_source(PRESET_SOURCES.get(name, ''))})")
         print(f"    {rules.description}")
         diff = differences(rules)
         if name != "tranca":
@@ -466,12 +288,22 @@ def _cmd_presets(a) -> None:
             print(f"    differs from tranca: {opts}")
     if PLANNED_PRESETS:
         print(f"\nplanned (not played yet): {', '.join(PLANNED_PRESETS)}")
-    print("any option can be changed with --rule OPTION=VALUE (docs/rules.md section 2)")
+    print(
+        "any option can be changed with --rule OPTION=VALUE; every rule, with the passage of the "
+        "rules it comes from: docs/rules.md"
+    )
 
 
 def _cmd_strategies(a) -> None:
-    from strategies import StrategyError, list_strategies, params_of, strategy_params, user
+    from tranca_sim.strategies import StrategyError, list_strategies, params_of, strategy_params, user
 
+    files = getattr(a, "files", None) or ()
+    if files:  # check these files only: the built-in list is `tranca-sim strategies` alone
+        for path in files:
+            mod = user.check_file(path)  # StrategyError: one line, exit 2
+            print(f"{path}: meets the strategy contract (docs/strategies.md); play it as --side-a {path}:{mod.NAME}")
+            _print_strategies([(f"{path}:{mod.NAME}", f"{mod.DOC} (your file)", params_of(mod))])
+        return
     listed = [(name, doc, strategy_params(name)) for name, doc, _, _ in list_strategies(installed=False)]
     builtin = {name for name, _, _ in listed}
     for name in sorted(set(user.entry_points()) - builtin):  # installed strategy packages
@@ -480,9 +312,11 @@ def _cmd_strategies(a) -> None:
             listed.append((name, f"{mod.DOC} (installed)", params_of(mod)))
         except StrategyError as e:
             listed.append((name, f"cannot be used: {e}", []))
-    for path in getattr(a, "files", None) or ():
-        mod = user.check_file(path)  # StrategyError: one line, exit 2
-        listed.append((f"{path}:{mod.NAME}", f"{mod.DOC} (your file)", params_of(mod)))
+    _print_strategies(listed)
+
+
+def _print_strategies(listed) -> None:
+    """Each strategy's first doc line and its parameters (default; allowed values)."""
     for name, doc, params in listed:
         first = (doc or "").strip().splitlines()
         print(f"{name}: {first[0] if first else ''}")
@@ -496,6 +330,10 @@ def _cmd_strategies(a) -> None:
             else:
                 allowed = f"{'whole number' if kind == 'int' else 'number'} {_fmt_num(lo)} to {_fmt_num(hi)}"
             print(f"      {p}={_fmt_num(default)}  ({allowed}) {pdoc}")
+        if name == "basic":
+            from .lab.publish.tip_verdicts import tip_lines
+
+            print("\n".join(tip_lines()))
 
 
 def _fmt_num(v) -> str:
@@ -514,7 +352,7 @@ def strategy_failure(e: BaseException) -> str | None:
     if isinstance(e, BrokenPipeError):
         return None
     try:
-        from strategies import user
+        from tranca_sim.strategies import user
     except ImportError:
         return None
     files = {os.path.realpath(src.file) for src in user.selection()}
@@ -555,30 +393,31 @@ def main(argv=None) -> int:
         errors; 130 on Ctrl-C, 143 on SIGTERM, 129 on SIGHUP (the handlers
         are installed for the call and restored after it, when called from
         the main thread; a signal the caller ignores, as under ``nohup``,
-        stays ignored).  Each prints one line saying what was kept.  The
-        kernels play on helper threads (:func:`tranca_sim.engine.kernel.off_main_thread`),
-        so the signal is seen while they play; as the console script, when a
-        kernel thread is still running once the command has unwound (a user
-        strategy that never returns), the process ends at once (``os._exit``)
-        with that status instead of waiting for it.  As the
+        stays ignored).  Each prints one line saying what was kept, and
+        nothing else (:mod:`tranca_sim.cli_signals`).  The kernels play on
+        helper threads (:func:`tranca_sim.engine.kernel.off_main_thread`),
+        so the signal is seen while they play; as the console script, once
+        the command has unwound and the line is written, the process ends at
+        once (``os._exit``) with that status: no finalizer or exit function
+        of a library prints after the line, and a kernel thread that never
+        returns (a user strategy's endless loop) is not waited for.  As the
         console script (``argv`` None), a signal that comes after the command
         finished, while the process shuts down (numba's, Dask's and the
         libraries' teardown take a second or so), prints the same line and
         exits with the same status, instead of ending the process silently.
     """
     state = {"args": None}
-    previous = {}
+    stop = Stop()  # the handlers of SIGINT, SIGTERM and SIGHUP for the call (tranca_sim.cli_signals)
     finished = False
     status = 0
     stopped = 0  # the status of an interrupt or termination
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = _WatchedStdout(stdout)
     try:
-        for sig in _SIGNALS:
-            try:
-                if signal.getsignal(sig) is not signal.SIG_IGN:  # `nohup tranca-sim ...` keeps running
-                    previous[sig] = signal.signal(sig, _terminate)
-            except ValueError:  # not the main thread: leave the handlers alone
-                break
+        stop.install()
         status = _main(argv, state)
+        _flush_stdout()
         finished = True
         return status
     except KeyboardInterrupt:
@@ -587,19 +426,101 @@ def main(argv=None) -> int:
     except Terminated as t:
         stopped = 128 + t.signum
         _fail(_stopped("terminated", state), stopped)
+    except Exception as e:
+        if not stop.signum and _stdout_failed(e):
+            _fail(f"cannot write to standard output: {_why(e, _console(argv))}")
+        if not stop.signum:
+            raise
+        # the signal's exception turned into another error on its way (a library's C code): the
+        # command was stopped all the same
+        stopped = 128 + stop.signum
+        _fail(_stopped("interrupted" if stop.signum == signal.SIGINT else "terminated", state), stopped)
     finally:
-        if stopped and _console(argv) and _kernel_running():
-            # a kernel thread still plays (a user strategy that never returns: nothing stops a
-            # compiled loop) and Python's shutdown would wait for it forever: the command has
-            # unwound (temporary files removed, a dataset left resumable), the line is written
-            _exit_at_once(stopped)
-        late = finished and bool(previous) and _console(argv)  # the process exits next
-        for sig, handler in previous.items():
-            signal.signal(sig, _late_stop(state) if late else handler)
-        if late:
-            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-                signal.signal(signal.SIGINT, _late_stop(state))
-            _exit_now(status)
+        if isinstance(sys.stdout, _WatchedStdout):
+            sys.stdout = stdout
+        if stopped and _console(argv):
+            # the command has unwound (temporary files removed, a dataset left resumable, locks
+            # released) and the line is written: nothing else may print, nothing need wait
+            exit_stopped(stopped)
+        stop.restore()
+        if finished and stop.previous and _console(argv):  # the process exits next
+            for sig in stop.previous:
+                signal.signal(sig, late_stop(state))
+            exit_finished(status)
+
+
+def _flush_stdout() -> None:
+    """The command's printed output reaches its file now, inside the command: a full disk or a
+    closed pipe is then the command's one line (exit 2), not an error lost at the exit."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def _stdout_failed(e: BaseException) -> bool:
+    """Whether ``e`` came from writing standard output: it is closed (``>&-``: Python sets
+    ``sys.stdout`` to None) or it cannot take what is pending (a full disk, a closed pipe)."""
+    if sys.stdout is None:
+        return isinstance(e, AttributeError)
+    return isinstance(e, OSError) and getattr(sys.stdout, "failed", False)
+
+
+class _WatchedStdout:
+    """``sys.stdout`` for one command, noting whether a write to it failed (a full disk, a closed
+    pipe): the error that reaches :func:`main` is then said as standard output's, not as a fault."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.failed = False
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError:
+            self.failed = True
+            raise
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except OSError:
+            self.failed = True
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _why(e: BaseException, console: bool) -> str:
+    """What went wrong with standard output, in words; as the console script, what is still
+    pending there is dropped (the exit's own flush would fail again and print a traceback)."""
+    if sys.stdout is None:
+        return "it is closed"
+    if console:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+    return os.strerror(e.errno) if getattr(e, "errno", None) else str(e)
+
+
+def _resume_hint(args, e: Exception) -> str:
+    """For a dataset run stopped by a failed write (a full disk): what is kept and how to finish,
+    as the interrupt's line says (cli_common._stopped); empty otherwise."""
+    from .dataset import MANIFEST
+
+    out = getattr(args, "out", None)
+    if (
+        args.command != "simulate"
+        or not getattr(args, "dataset_out", False)
+        or getattr(args, "written", None)
+        or not str(e).startswith("cannot write")
+        or not os.path.isfile(os.path.join(out, MANIFEST))
+    ):
+        return ""
+    return (
+        f"; the chunks written so far are kept in {out}: make room and run the same command with "
+        "--resume to finish it"
+    )
 
 
 def _main(argv, state: dict) -> int:
@@ -614,7 +535,7 @@ def _main(argv, state: dict) -> int:
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if category.__name__ in ("TunedFallbackWarning", "InertParameterWarning"):  # one readable line
+        if category.__name__ in ("TunedFallbackWarning", "InertParameterWarning", "IdleVariantWarning"):  # one readable line
             _warn(str(message))
         else:
             shown(message, category, filename, lineno, file, line)
@@ -629,8 +550,10 @@ def _main(argv, state: dict) -> int:
         "report": _cmd_report,
         "tune": _cmd_tune,
         "ladder": _cmd_ladder,
+        "atlas": _cmd_atlas,
         "presets": _cmd_presets,
         "strategies": _cmd_strategies,
+        **ANALYSE_COMMANDS,  # position, analyse, review (tranca_sim/cli_analyse.py)
     }[args.command]
     try:
         with contextlib.ExitStack() as locks:  # the outputs' locks (cli_common._lock_out), held to the end
@@ -639,7 +562,7 @@ def _main(argv, state: dict) -> int:
     except OutputExistsError as e:
         _fail(_exists_message(e))
     except errors as e:
-        _fail(str(e))
+        _fail(str(e) + _resume_hint(args, e))
     except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except Exception as e:

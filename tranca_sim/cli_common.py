@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 
 PROG = "tranca-sim"
@@ -20,8 +19,8 @@ MAX_CHUNK = 10**7
 
 
 class Terminated(BaseException):
-    """Raised by the SIGTERM/SIGHUP handler of :func:`main`, so a run unwinds (and removes its
-    temporary file) like on Ctrl-C."""
+    """Raised by the SIGTERM/SIGHUP handler of :func:`main` (:class:`tranca_sim.cli_signals.Stop`),
+    so a run unwinds (and removes its temporary file) like on Ctrl-C."""
 
     def __init__(self, signum: int):
         super().__init__(signum)
@@ -29,21 +28,24 @@ class Terminated(BaseException):
 
 
 def _fail(message: str, status: int = 2):
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    # one write (not print's two): a signal cannot come between the line and its newline
+    sys.stderr.write(f"{PROG}: error: {message}\n")
+    sys.stderr.flush()
     raise SystemExit(status)
 
 
 def _warn(message: str) -> None:
-    print(f"{PROG}: warning: {message}", file=sys.stderr, flush=True)
+    sys.stderr.write(f"{PROG}: warning: {message}\n")  # one write, as _fail
+    sys.stderr.flush()
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """The exception types that are a user's mistake (one line, exit 2), not a bug."""
     from .io import RunFileError
-    from .lab.experiment import ExperimentError
-    from .lab.ladder import LadderError
-    from .lab.spec import SpecError
-    from .lab.tune import TuneError
+    from .lab.experiments.spec import SpecError
+    from .lab.ladder.ladder import LadderError
+    from .lab.output_dir import ExperimentError
+    from .lab.tuning.tune import TuneError
     from .parallel import ClusterError
     from .rules import RulesError
     from .run import RunOptionError
@@ -59,7 +61,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         LadderError,
     )
     try:
-        from strategies import StrategyError
+        from tranca_sim.strategies import StrategyError
 
         errors += (StrategyError,)
     except ImportError:
@@ -125,12 +127,24 @@ def _check_rules(preset: str, items) -> dict:
     return raw
 
 
+def _refuse_unbound(preset: str, raw: dict, mode: str) -> None:
+    """One line (exit 2) for a ``--rule`` (checked by :func:`_check_rules`) that cannot bind in this
+    kind of run (``deals``, ``matches``, ``tune``; :mod:`tranca_sim.rule_binding`)."""
+    from .rule_binding import unbound_options
+    from .rules import get_preset
+    from .run import coerce_rule_options
+
+    base = get_preset(preset)
+    for key, why in unbound_options(base, coerce_rule_options(base, raw), mode)[:1]:
+        _fail(f"--rule {key}={raw[key]}: {why}")
+
+
 def _say_if_compiling(meta: dict | None) -> None:
     """Before the first replayed deal: say so on stderr when the deal player is not compiled yet.
 
     A run played with a user's strategy file loads that file first (checked unchanged;
     StrategyError otherwise): the engine of this process must be built with it."""
-    from strategies import from_record, prepare_engine
+    from tranca_sim.strategies import from_record, prepare_engine
 
     from .run import COMPILE_TIME, engine_cached
 
@@ -140,7 +154,8 @@ def _say_if_compiling(meta: dict | None) -> None:
             from_record(entry)
 
     if not engine_cached("_play_stacked_nb"):
-        print(f"compiling the deal player (once, {COMPILE_TIME}) ...", file=sys.stderr, flush=True)
+        sys.stderr.write(f"compiling the deal player (once, {COMPILE_TIME}) ...\n")  # one write, as _fail
+        sys.stderr.flush()
 
 
 def _check_threads(threads: int | None) -> None:
@@ -172,77 +187,11 @@ def _check_processes(processes: int | None, cluster: int | None = None) -> None:
         )
 
 
-# ---- signals: what an interrupted or terminated command says ------------------------------
-_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-def _terminate(signum, frame):
-    raise Terminated(signum)
-
-
+# ---- signals: what an interrupted or terminated command says (handled in cli_signals) -------
 def _console(argv) -> bool:
     """Whether :func:`main` runs as the program itself (the ``tranca-sim`` script or ``python -m
     tranca_sim.cli``), not called from Python: only then may it end the process."""
     return argv is None and os.path.basename(sys.argv[0] or "") in ("tranca-sim", "cli.py")
-
-
-def _exit_now(status: int) -> None:
-    """End the process once the command is done: the exit functions run (with the late signal
-    handlers of :func:`_late_stop` in place), the output is flushed, and the process exits at once.
-    Python's own shutdown would then spend a second or so in numba's and the libraries' teardown,
-    where no Python signal handler runs: a SIGTERM there ended the process silently (status 143,
-    nothing said; a fresh user's find)."""
-    import atexit
-    import threading
-
-    # Python's own order: first the threads' exit callbacks and the joins of the other threads
-    # (threading._shutdown: joblib's loky and concurrent.futures shut their workers down there),
-    # then the atexit functions (multiprocessing's joins its children there: without the first
-    # step it waited out loky's 300 s idle timeout after every --processes run; a fresh user's find)
-    with contextlib.suppress(Exception):
-        threading._shutdown()
-    atexit._run_exitfuncs()
-    for f in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            f.flush()
-    os._exit(status or 0)
-
-
-#: the threads that run kernels: kernel.KERNEL_THREAD (the calls of the main thread, the blocks of
-#: a chunk) and parallel._InProcess's chunk thread (named here: the engine is not imported for this)
-_KERNEL_THREADS = ("tranca-sim-kernel", "tranca-chunk")
-
-
-def _kernel_running() -> bool:
-    """Whether a thread that runs kernels is still alive."""
-    import threading
-
-    return any(t.is_alive() and t.name.startswith(_KERNEL_THREADS) for t in threading.enumerate())
-
-
-def _exit_at_once(status: int) -> None:
-    """End the process now, after an interrupt or termination whose line is written, without
-    Python's shutdown, which joins every thread: a kernel thread that never returns (a user
-    strategy's endless loop) would hold it forever.  No exit function runs (the command has
-    unwound: its temporary files are removed; worker processes end with it, die_with_parent)."""
-    for f in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            f.flush()
-    os._exit(status)
-
-
-def _late_stop(state: dict):
-    """The handler of SIGTERM, SIGHUP and Ctrl-C once the console script's command finished:
-    the process is shutting down, so the line is written and the process ends at once."""
-
-    def handler(signum, frame):
-        what = "interrupted" if signum == signal.SIGINT else "terminated"
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-        os.write(2, f"{PROG}: error: {_stopped(what, state)}\n".encode())
-        os._exit(128 + signum)
-
-    return handler
 
 
 def _stopped(what: str, state: dict) -> str:

@@ -11,6 +11,7 @@ from .cli_common import (
     _flag,
     _lock_out,
     _n_deals,
+    _refuse_unbound,
     _user_errors,
     _warn,
     diagnostics_warning,
@@ -51,9 +52,11 @@ def _check_dir_out(out, what: str) -> None:
 def _cmd_experiment(a) -> None:
     from pathlib import Path
 
-    from .lab.experiment import check_out_dir, load_experiment, run_experiment
-    from .lab.spec import load_spec
-    from .lab.tables import comparison_table, format_table
+    from .lab.experiments.experiment import run_experiment
+    from .lab.experiments.spec import load_spec
+    from .lab.output_dir import check_out_dir, load_experiment
+    from .lab.publish.tables import comparison_table
+    from .lab.publish.table_text import format_table
 
     _check_threads(a.threads)
     _check_processes(a.processes, a.cluster)
@@ -87,14 +90,25 @@ def _cmd_experiment(a) -> None:
         f"{_compile_note(res)}; wrote {res['dir']}"
     )
     print(f"{spec['title']} (preset {spec['preset']}, seed {spec['seed']}, tranca-sim {spec['version']})")
+    if res.get("kind") == "strengths":  # tips at several strengths, blocks of fresh decks
+        import polars as pl
+
+        from .lab.publish.strengths_report import answers, summarise
+
+        print(f"{res['cpu_seconds']:.1f} s CPU; report: {Path(res['dir']) / 'report.md'}")
+        print("\n".join(answers(summarise(spec, pl.read_parquet(Path(res["dir"]) / "units.parquet")))))
+        return
     print(format_table(comparison_table(load_experiment(res["dir"])), spec))
     stopped = spec["stopped_by"]
-    n_hw = sum(1 for s in stopped.values() if s == "half-width")
+    n_met = sum(1 for s in stopped.values() if s != "budget")
     if spec["stopping"]["sequential"]:
-        n_budget = len(stopped) - n_hw
+        n_budget = len(stopped) - n_met
+        hw = spec["stopping"]["half_width"]
+        target = [f"the half-width target +-{hw:g} pts/deal"] if hw is not None else []
+        if spec.get("decision"):
+            target.insert(0, "a decision")
         print(
-            f"stopping: {n_hw} of {plural(len(stopped), 'variant')} reached the half-width target "
-            f"+-{spec['stopping']['half_width']:g} pts/deal"
+            f"stopping: {n_met} of {plural(len(stopped), 'variant')} reached {' and '.join(target)}"
             + (f"; {n_budget} spent the budget of {spec['budget']} deals first" if n_budget else "")
         )
     rep = res["report"]
@@ -103,7 +117,7 @@ def _cmd_experiment(a) -> None:
 
 
 def _cmd_report(a) -> None:
-    from .lab.reports import ReportError, write_report
+    from .lab.publish.reports import ReportError, write_report
     from .outlock import OutputBusyError, OutputDirError, output_lock
 
     try:  # the experiment's own lock: not while a run writes the directory
@@ -133,7 +147,7 @@ def _warn_diagnostics(run_dir) -> None:
     """A warning line for each run file of the experiment in ``run_dir`` that recorded failed
     invariant checks or illegal answers (:func:`tranca_sim.cli_common.diagnostics_warning`)."""
     from .io import RunFileError, peek_meta
-    from .lab.experiment import ExperimentError, load_experiment
+    from .lab.output_dir import ExperimentError, load_experiment
 
     try:
         runs = load_experiment(run_dir).runs
@@ -151,11 +165,11 @@ def _warn_diagnostics(run_dir) -> None:
 def _cmd_tune(a) -> None:
     from pathlib import Path
 
-    from .lab.experiment import check_out_dir
-    from .lab.tune import TuneConfig, check_config, command_line, run_tune
+    from .lab.output_dir import check_out_dir
+    from .lab.tuning.tune import TuneConfig, check_config, command_line, run_tune
 
     _check_threads(a.threads)
-    from strategies import resolve
+    from tranca_sim.strategies import resolve
 
     # the user's words checked in the order they are typed: what to tune, against whom, on which
     # rules, then the numbers (check_config)
@@ -164,6 +178,7 @@ def _cmd_tune(a) -> None:
     with _flag("--vs", a.vs):
         resolve(a.vs)
     rules = _check_rules(a.preset, a.rule)
+    _refuse_unbound(a.preset, rules, "tune")
     only = None
     if a.params is not None:
         only = tuple(x.strip() for x in a.params.split(",") if x.strip())
@@ -190,7 +205,7 @@ def _cmd_tune(a) -> None:
         command=command_line(),
     )
     with _flag("--params" if only else "STRATEGY", a.params if only else a.strategy):
-        from strategies.search import search_space
+        from tranca_sim.strategies.search import search_space
 
         from .rules import get_preset
 
@@ -228,9 +243,9 @@ def _cmd_tune(a) -> None:
 
 
 def _cmd_ladder(a) -> None:
-    from .lab.ladder import run_ladder
-    from .lab.ladder_report import ratings_markdown
-    from .lab.tune import command_line
+    from .lab.ladder.ladder import run_ladder
+    from .lab.ladder.ladder_report import ratings_markdown
+    from .lab.tuning.tune import command_line
 
     _check_threads(a.threads)
     with _flag("--preset", a.preset):
@@ -242,7 +257,7 @@ def _cmd_ladder(a) -> None:
     with _flag("--out"):
         from pathlib import Path
 
-        from .lab.experiment import check_out_dir
+        from .lab.output_dir import check_out_dir
 
         check_out_dir(Path(a.out), a.force, "ladder")
     players = a.player if a.player else None  # None: DEFAULT_PLAYERS

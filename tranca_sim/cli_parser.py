@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import re
 
+from .cli_analyse import add_parsers as add_analyse_parsers
+from .cli_atlas import add_parser as add_atlas_parser
 from .cli_common import MAX_CHUNK, MAX_DEALS, PROG, _fail
 
 
@@ -107,7 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for docs and tests)."""
     from . import __version__
 
-    p = _Parser(prog=PROG, description="Monte Carlo strategy lab for the card game Tranca.")
+    p = _Parser(
+        prog=PROG,
+        description="Monte Carlo strategy lab for the Brazilian rummies Tranca and Buraco "
+        "(their rule presets: 'tranca-sim presets').",
+    )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -182,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OPTION=VALUE",
         help="change a rule of the preset, e.g. --rule max_wilds=1 (repeatable; see docs/rules.md)",
     )
-    s.add_argument("--check", action="store_true", help="run the engine's invariant checks (slower)")
+    s.add_argument("--check", action="store_true", help="run the engine's invariant checks after every action (slower); says in one line what passed")
     s.add_argument(
         "--no-progress",
         action="store_true",
@@ -193,9 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="K|I,J,...|sample:K",
         help="log every action of the first K deals, of the listed deals, or of K sampled deals "
-        "(K at least 1) to the deal-log file beside --out: run.parquet -> run.log.jsonl "
-        "(docs/log-format.md); --force replaces both files, and without --log-deals it removes "
-        "an older run's log there",
+        "(K at least 1) to a deal-log file: beside a run file (run.parquet -> run.log.jsonl), "
+        "inside a dataset directory (DIR/deals.log.jsonl) (docs/log-format.md); --force replaces "
+        "the run and its log, and without --log-deals it removes an older run's log there",
     )
 
     m = sub.add_parser("summarize", help="print the summary of a run file")
@@ -369,6 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="no progress bar (a first run's one 'compiling ...' line is still said)",
     )
 
+    add_analyse_parsers(sub)  # position, analyse, review (tranca_sim/cli_analyse.py)
+    add_atlas_parser(sub)  # the Tip Atlas (tranca_sim/cli_atlas.py)
     sub.add_parser("presets", help="list the rule presets")
     st = sub.add_parser(
         "strategies", help="list the strategies and their parameters (and check your own strategy files)"
@@ -377,6 +385,6 @@ def build_parser() -> argparse.ArgumentParser:
         "files",
         nargs="*",
         metavar="FILE.py",
-        help="also check these strategy files against the contract and list them (docs/strategies.md)",
+        help="check these strategy files against the contract and list only them, with their parameters (docs/strategies.md)",
     )
     return p

@@ -21,7 +21,7 @@ whole chunks.  The manifest is JSON::
 A chunk's bytes do not depend on how it was computed (threads, processes or a
 Dask cluster) or when: its file carries the run's identity (:data:`IDENTITY`)
 and its deal range, never a time stamp, so its sha256 is the same for every
-way of running it.  :func:`read_verified` is what :func:`tranca_sim.io.verify_run`
+way of running it.  :func:`read_verified_dataset` is what :func:`tranca_sim.io.verify_run`
 and :func:`tranca_sim.io.load_run` do for a directory: every listed chunk is
 checked against the manifest (size, sha256, row count, deal range, identity)
 and then as a run file (schema, page checksums, nulls).
@@ -40,8 +40,18 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import io as _io
 from ._plural import plural
+from .output import atomic_output, lstat_or_none, os_reason, writing
+from .run_format import (
+    MATCH_ARROW_SCHEMA,
+    META_KEY,
+    OutputExistsError,
+    RunFileError,
+    first_line,
+    is_match_meta,
+)
+from .run_read import check_columns, check_meta_counts, check_types, meta_of, read_verified_file
+from .run_write import chunk_table, json_default, meta_json_plain
 
 MANIFEST = "manifest.json"
 FORMAT = "tranca-sim-dataset/1"
@@ -64,7 +74,7 @@ IDENTITY = (
 _VOLATILE = ("created", "threads", "processes", "cluster", "python", "numba", "log_deals", "log_file")
 
 
-class DatasetMismatchError(_io.RunFileError):
+class DatasetMismatchError(RunFileError):
     """``--resume`` of a dataset made with other rules, strategies, seed, deals, chunk size or
     version; the message names each option that differs with both values
     (:func:`identity_differences`), also kept in ``differences``."""
@@ -81,7 +91,7 @@ def chunk_file(index: int) -> str:
 
 def run_units(meta: Mapping) -> int:
     """What a run's chunks count: its matches (a match run) or its deals."""
-    return int(meta["matches"]) if _io.is_match_meta(meta) else int(meta["deals"])
+    return int(meta["matches"]) if is_match_meta(meta) else int(meta["deals"])
 
 
 def chunk_plan(deals: int, chunk_size: int) -> list[tuple[int, int, int]]:
@@ -128,7 +138,7 @@ def check_run_file_out(path) -> None:
         if name.startswith("chunk-") or (d / name).exists()
         else "a run file there would sit among its chunk files"
     )
-    raise _io.RunFileError(
+    raise RunFileError(
         f"{os.fspath(path)!r} is inside the dataset {shown!r} (a directory with {MANIFEST}): {what}; "
         f"write the run file elsewhere, or replace the whole dataset with --out {shown}/ --force"
     )
@@ -137,7 +147,7 @@ def check_run_file_out(path) -> None:
 def identity(meta: Mapping) -> dict:
     """The fields of :data:`IDENTITY` of run metadata (JSON round-tripped, so a dict read back from
     a manifest compares equal to the one a run builds)."""
-    return json.loads(json.dumps({k: meta.get(k) for k in IDENTITY}, default=_io._json_default))
+    return json.loads(json.dumps({k: meta.get(k) for k in IDENTITY}, default=json_default))
 
 
 def _sha256(path: Path) -> str:
@@ -159,7 +169,7 @@ class DatasetWriter:
     path : str or os.PathLike
         The directory; created when missing (its parent must exist).
     meta : mapping
-        The run metadata (as :func:`tranca_sim.io.write_run` takes it, with the
+        The run metadata (as :func:`tranca_sim.run_write.write_run` takes it, with the
         fields of :data:`IDENTITY`).
     force : bool
         Replace an existing dataset (its manifest, chunk files and deal log only).
@@ -190,7 +200,7 @@ class DatasetWriter:
         p = self.path
         state = check_dataset_out(p, force, resume)
         if state == "new":
-            with _io.writing(p):
+            with writing(p):
                 p.mkdir()
             return
         if state == "empty":
@@ -225,7 +235,7 @@ class DatasetWriter:
 
     def _remove_dataset(self) -> None:
         """With ``force``: remove the manifest, the chunk files and the deal log, nothing else."""
-        with _io.writing(self.path):
+        with writing(self.path):
             (self.path / MANIFEST).unlink()
             for x in self.path.iterdir():
                 if x.name.startswith(("chunk-", ".tmp-tranca-")) or x.name == LOG_NAME:
@@ -235,9 +245,9 @@ class DatasetWriter:
     def _save(self) -> None:
         chunks = [self.done[i] for i in sorted(self.done)]
         doc = {"format": FORMAT, "meta": self.meta, "chunks": chunks}
-        text = json.dumps(doc, default=_io._json_default, sort_keys=True, indent=1)
+        text = json.dumps(doc, default=json_default, sort_keys=True, indent=1)
         target = self.path / MANIFEST
-        with _io.atomic_output(target, force=True) as tmp, _io.writing(target):
+        with atomic_output(target, force=True) as tmp, writing(target):
             tmp.write_text(text, encoding="utf-8")
 
     def add(
@@ -251,15 +261,15 @@ class DatasetWriter:
         """Write chunk ``index`` (deals ``start ..``, engine columns ``cols``) and enter it in the
         manifest; returns its manifest entry.  ``count``: the chunk's matches in a match run (its
         rows vary), by default its deals (its rows over the sides)."""
-        table = _io.chunk_table(cols, self.meta)
+        table = chunk_table(cols, self.meta)
         n_sides = len(self.meta.get("strategies") or ()) or 2  # rows per deal: 2, or 3 in tranca-3p
         count = table.num_rows // n_sides if count is None else int(count)
         meta = dict(self.chunk_meta, chunk={"index": index, "start": start, "count": count})
-        table = table.replace_schema_metadata({_io.META_KEY: _io._meta_json_plain(meta)})
+        table = table.replace_schema_metadata({META_KEY: meta_json_plain(meta)})
         name = chunk_file(index)
         target = self.path / name
-        with _io.atomic_output(target, force=True) as tmp:
-            with _io.writing(target):
+        with atomic_output(target, force=True) as tmp:
+            with writing(target):
                 pq.write_table(table, tmp, compression="zstd", write_page_checksum=True)
             digest, size = _sha256(tmp), os.path.getsize(tmp)
         entry = {
@@ -304,34 +314,34 @@ def check_dataset_out(path, force: bool = False, resume: bool = False) -> str:
         that are not a dataset's (never replaced, even with ``force``).
     """
     p = Path(path)
-    st = _io._lstat(p)
+    st = lstat_or_none(p)
     if os.path.islink(p):  # as a linked run file is refused (io.check_output_path)
-        raise _io.RunFileError(
+        raise RunFileError(
             f"output path {str(p)!r} is a symbolic link; give the dataset directory's real path"
         )
     if st is not None and not os.path.isdir(p):
-        raise _io.RunFileError(
+        raise RunFileError(
             f"output path {str(p)!r} is not a directory; a dataset is a directory (a run file ends in .parquet)"
         )
     if st is None:
         parent = p.parent if str(p.parent) else Path(".")
         if not parent.is_dir():
-            raise _io.RunFileError(f"cannot write {str(p)!r}: {str(parent)!r} does not exist")
+            raise RunFileError(f"cannot write {str(p)!r}: {str(parent)!r} does not exist")
         probe = parent / f".probe-tranca-{os.getpid()}-{secrets.token_hex(4)}"
         try:  # a directory that accepts none (/proc, read-only): said now, as for a run file
             os.mkdir(probe)
             os.rmdir(probe)
         except OSError as e:
-            raise _io.RunFileError(
-                f"cannot write {str(p)!r}: no directory can be created in {str(parent)!r} ({_io._reason(e)})"
+            raise RunFileError(
+                f"cannot write {str(p)!r}: no directory can be created in {str(parent)!r} ({os_reason(e)})"
             ) from None
         return "new"
     if not os.access(p, os.W_OK | os.X_OK):
-        raise _io.RunFileError(f"cannot write {str(p)!r}: permission denied")
+        raise RunFileError(f"cannot write {str(p)!r}: permission denied")
     if not (p / MANIFEST).exists():
         foreign = [x.name for x in p.iterdir() if not x.name.startswith(".tmp-tranca-")]
         if foreign:
-            raise _io.RunFileError(
+            raise RunFileError(
                 f"output directory {str(p)!r} holds files that are not a tranca-sim dataset "
                 f"({', '.join(sorted(foreign)[:3])}); give an empty or new directory"
             )
@@ -339,7 +349,7 @@ def check_dataset_out(path, force: bool = False, resume: bool = False) -> str:
     if not (force or resume) and _holds_no_deal(p):
         return "empty"  # a run that failed before its first chunk (a cluster it could not reach): nothing to lose
     if not (force or resume):
-        raise _io.OutputExistsError(
+        raise OutputExistsError(
             f"output dataset {str(p)!r} already exists; --resume finishes it, --force replaces it", p
         )
     return "dataset"
@@ -350,7 +360,7 @@ def _holds_no_deal(p: Path) -> bool:
     try:
         if read_manifest(p)["chunks"]:
             return False
-    except _io.RunFileError:
+    except RunFileError:
         return False
     return all(x.name == MANIFEST or x.name.startswith(".tmp-tranca-") for x in p.iterdir())
 
@@ -377,7 +387,7 @@ def _value(value) -> str:
         return str(int(value))
     if isinstance(value, int | float | str):
         return str(value)
-    return json.dumps(value, default=_io._json_default, sort_keys=True)
+    return json.dumps(value, default=json_default, sort_keys=True)
 
 
 def _side_differences(flag: str, mine, theirs) -> list[tuple[str, str, str]]:
@@ -462,15 +472,15 @@ def read_manifest(path) -> dict:
     try:
         text = m.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise _io.RunFileError(
+        raise RunFileError(
             f"{str(p)!r} is a directory without {MANIFEST}: not a tranca-sim dataset"
         ) from None
     except (OSError, UnicodeDecodeError) as e:
-        raise _io.RunFileError(f"cannot read {str(m)!r}: {e}") from None
+        raise RunFileError(f"cannot read {str(m)!r}: {e}") from None
     try:
         doc = json.loads(text)
     except ValueError:
-        raise _io.RunFileError(f"{str(m)!r} is corrupt (not JSON); {START_OVER}") from None
+        raise RunFileError(f"{str(m)!r} is corrupt (not JSON); {START_OVER}") from None
     ok = (
         isinstance(doc, dict)
         and doc.get("format") == FORMAT
@@ -479,8 +489,8 @@ def read_manifest(path) -> dict:
         and all(isinstance(c, dict) for c in doc["chunks"])
     )
     if not ok:
-        raise _io.RunFileError(f"{str(m)!r} is not a tranca-sim dataset manifest ({FORMAT}); {START_OVER}")
-    _io.check_meta_counts(repr(str(m)), doc["meta"])
+        raise RunFileError(f"{str(m)!r} is not a tranca-sim dataset manifest ({FORMAT}); {START_OVER}")
+    check_meta_counts(repr(str(m)), doc["meta"])
     return doc
 
 
@@ -498,15 +508,15 @@ def _chunk_problem(root: Path, entry: Mapping, chunk_meta: Mapping | None) -> st
     except FileNotFoundError:
         return "the chunk file is missing"
     except OSError as e:
-        return f"cannot read it ({_io._reason(e)})"
+        return f"cannot read it ({os_reason(e)})"
     if found != size or _sha256(f) != digest:
         return _differs(f, found, size, entry.get("rows"))
     if chunk_meta is not None:
         try:
             pf = pq.ParquetFile(f)
-            meta = _io._meta_of(f, pf)
-        except (pa.ArrowException, OSError, _io.RunFileError) as e:
-            return f"not a readable run file ({_io._first_line(e)})"
+            meta = meta_of(f, pf)
+        except (pa.ArrowException, OSError, RunFileError) as e:
+            return f"not a readable run file ({first_line(e)})"
         want = dict(identity(chunk_meta))
         got = identity(meta or {})
         diff = [k for k in IDENTITY if want[k] != got[k]]
@@ -549,16 +559,16 @@ def _schema_problem(f: Path) -> str | None:
     """Why a changed chunk file is not of the run-file schema (None: it is, or it is unreadable)."""
     try:
         schema = pq.read_schema(f)
-        _io._check_columns(f, schema.names)
-        _io._check_types(f, schema)
-    except _io.RunFileError as e:
+        check_columns(f, schema.names)
+        check_types(f, schema)
+    except RunFileError as e:
         return f"it is not of the run-file schema ({str(e).split(': ', 1)[-1]})"
     except (pa.ArrowException, OSError) as e:
-        return f"it is not a readable Parquet file ({_io._first_line(e)})"
+        return f"it is not a readable Parquet file ({first_line(e)})"
     return None
 
 
-def read_verified(path, columns: list[str] | None) -> tuple[dict, pa.Table | None]:
+def read_verified_dataset(path, columns: list[str] | None) -> tuple[dict, pa.Table | None]:
     """:func:`tranca_sim.io.verify_run` and the read of ``columns`` (None: no table) for a dataset.
 
     Checks, naming the chunk file at fault: the manifest (:func:`read_manifest`); that the chunks
@@ -583,13 +593,13 @@ def read_verified(path, columns: list[str] | None) -> tuple[dict, pa.Table | Non
     try:
         plan = chunk_plan(run_units(meta), int(meta["chunk_size"]))
     except (KeyError, TypeError, ValueError):
-        raise _io.RunFileError(f"{str(p / MANIFEST)!r} lacks the run's deals and chunk_size") from None
+        raise RunFileError(f"{str(p / MANIFEST)!r} lacks the run's deals and chunk_size") from None
     entries = {}
     for e in doc["chunks"]:
         entries.setdefault(e.get("index"), e)
     missing = [i for i, _, _ in plan if i not in entries]
     if missing:
-        raise _io.RunFileError(
+        raise RunFileError(
             f"{str(p)!r} is an unfinished run: {len(plan) - len(missing)} of {plural(len(plan), 'chunk')} written "
             f"(first missing: {chunk_file(missing[0])}); finish it with the same 'tranca-sim simulate' "
             "arguments and --resume"
@@ -598,18 +608,16 @@ def read_verified(path, columns: list[str] | None) -> tuple[dict, pa.Table | Non
     parts = []
     for i, start, count in plan:
         e = entries[i]
-        rows_ok = e.get("rows") == 2 * count or (_io.is_match_meta(meta) and isinstance(e.get("rows"), int))
+        rows_ok = e.get("rows") == 2 * count or (is_match_meta(meta) and isinstance(e.get("rows"), int))
         if (e.get("start"), e.get("count")) != (start, count) or not rows_ok:
-            raise _io.RunFileError(
-                f"{str(p / MANIFEST)!r}: the entry of {chunk_file(i)} has a wrong deal range"
-            )
+            raise RunFileError(f"{str(p / MANIFEST)!r}: the entry of {chunk_file(i)} has a wrong deal range")
         why = _chunk_problem(p, e, chunk_meta)
         if why:
-            raise _io.RunFileError(f"{str(p)!r}: chunk file {e['file']}: {why}")
-        _, table = _io._read_verified(p / e["file"], columns)
+            raise RunFileError(f"{str(p)!r}: chunk file {e['file']}: {why}")
+        _, table = read_verified_file(p / e["file"], columns)
         if table is not None:
             parts.append(table.replace_schema_metadata(None))
     table = None
     if columns is not None:
-        table = pa.concat_tables(parts) if parts else _io.MATCH_ARROW_SCHEMA.empty_table().select(columns)
+        table = pa.concat_tables(parts) if parts else MATCH_ARROW_SCHEMA.empty_table().select(columns)
     return meta, table

@@ -151,10 +151,16 @@ def _acquire(out, lp: Path) -> int | None:
         if same:
             break
         os.close(fd)
-    started = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
-    command = " ".join(["tranca-sim", *sys.argv[1:]]) if sys.argv else ""
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n{started}\n{command}\n".encode(), 0)
+    try:
+        started = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+        command = " ".join(["tranca-sim", *sys.argv[1:]]) if sys.argv else ""
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n{started}\n{command}\n".encode(), 0)
+    except BaseException:  # an interrupt (or a full disk) while it is ours: no lock file is left
+        with contextlib.suppress(OSError):
+            os.unlink(lp)
+        os.close(fd)
+        raise
     return fd
 
 
@@ -232,18 +238,18 @@ def _locked(out, lp: Path, key: str):
         finally:
             _HELD[key][1] -= 1
         return
-    fd = _acquire(out, lp)
-    if fd is None:
-        yield
-        return
-    _HELD[key] = [fd, 1]
-    try:
+    fd = None
+    try:  # an interrupt at any step from here on leaves no lock file behind
+        fd = _acquire(out, lp)
+        if fd is not None:
+            _HELD[key] = [fd, 1]
         yield
     finally:
-        del _HELD[key]
-        with contextlib.suppress(OSError):
-            os.unlink(lp)  # while still locked: a run waiting on this file sees it gone and retries
-        os.close(fd)
+        if fd is not None:
+            _HELD.pop(key, None)
+            with contextlib.suppress(OSError):
+                os.unlink(lp)  # while still locked: a run waiting on this file sees it gone and retries
+            os.close(fd)
 
 
 def locked_output(param: str, make_dirs: bool = False):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import signal
 import socket
 import threading
 import time
@@ -91,12 +92,18 @@ def die_with_parent(parent_pid: int) -> None:
     worker (``os._exit``) within :data:`PARENT_CHECK_SECONDS` of its parent ``parent_pid`` going
     away, a SIGKILL included (no handler of the parent runs then, and loky's own idle timeout would
     keep the worker alive for minutes; the kernel releases the GIL, so the check runs during a
-    chunk too)."""
+    chunk too).  The worker ignores Ctrl-C and hangups, which its parent answers."""
 
     def watch():
         while os.getppid() == parent_pid:
             time.sleep(PARENT_CHECK_SECONDS)
         os._exit(1)
+
+    # a terminal's Ctrl-C and hangup reach the whole process group: the parent answers them and
+    # ends this worker (a hangup killed it first, and the parent said "a worker died")
+    for sig in (signal.SIGINT, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, signal.SIG_IGN)
 
     threading.Thread(target=watch, name="tranca-parent-watch", daemon=True).start()
 
@@ -360,6 +367,9 @@ def pool(
     """
     info = {} if info is None else info
     if scheduler is None and cluster is None:
+        if processes is not None:
+            with signals_held():  # starts the resource trackers holding them
+                pass
         p = _Processes(processes) if processes is not None else _InProcess()
         info["workers"] = p.workers
         yield p
@@ -371,25 +381,147 @@ def pool(
     for name in ("distributed", "distributed.worker", "distributed.nanny", "distributed.scheduler"):
         logging.getLogger(name).setLevel(logging.ERROR)
     with contextlib.ExitStack() as stack:
+        quieted: dict = {}
+        stack.callback(_restore_logs, quieted)  # the last to run: after the cluster closed
+        lc = None
         try:
-            if scheduler is None:
-                lc = LocalCluster(
-                    n_workers=cluster,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",
-                    silence_logs=logging.ERROR,
-                )
-                stack.enter_context(lc)
-                client = stack.enter_context(Client(lc))
-            else:
-                client = stack.enter_context(Client(scheduler, timeout="30s"))
-        except (OSError, TimeoutError, ValueError, TypeError) as e:
-            where = f"the Dask scheduler at {scheduler}" if scheduler else "a Dask LocalCluster"
-            raise ClusterError(f"cannot reach {where}: {_first_line(e)}") from None
-        p = _Dask(client)
-        info.update(workers=p.workers, dashboard=client.dashboard_link)
-        yield p
+            try:
+                if scheduler is None:
+                    with signals_held():  # the cluster's threads and worker processes never see them
+                        lc = LocalCluster(
+                            n_workers=cluster,
+                            threads_per_worker=1,
+                            processes=True,
+                            dashboard_address=":0",
+                            # the workers' logs (their errors reach this process, which says
+                            # them in one line; a stopped run's are noise) stay unprinted
+                            silence_logs=logging.CRITICAL,
+                        )
+                        stack.enter_context(lc)  # a signal held meanwhile is raised after: lc is closed
+                    client = stack.enter_context(Client(lc))
+                else:
+                    client = stack.enter_context(Client(scheduler, timeout="30s"))
+            except (OSError, TimeoutError, ValueError, TypeError) as e:
+                where = f"the Dask scheduler at {scheduler}" if scheduler else "a Dask LocalCluster"
+                raise ClusterError(f"cannot reach {where}: {_first_line(e)}") from None
+            p = _Dask(client)
+            info.update(workers=p.workers, dashboard=client.dashboard_link)
+            yield p
+        except BaseException as e:
+            if not isinstance(e, Exception):  # Ctrl-C, a termination: the run is abandoned
+                quieted.update(_quiet_logs())
+                if lc is not None:
+                    _stop_workers(lc)
+            raise
+
+
+#: seconds a LocalCluster's worker is given to stop when its run is abandoned, before it is killed
+ABANDON_SECONDS = 1.0
+
+
+def _stop_workers(lc) -> None:
+    """Stop the worker processes of LocalCluster ``lc`` at once, their chunks half played: each
+    nanny closes its worker, killing it after :data:`ABANDON_SECONDS` (the closing of the cluster
+    gives a busy worker 4 s, a user who pressed Ctrl-C waited that long).  Nothing is raised."""
+    import asyncio
+
+    async def close_all():
+        nannies = list(lc.workers.values())
+        await asyncio.gather(*(n.close(timeout=ABANDON_SECONDS) for n in nannies), return_exceptions=True)
+
+    with contextlib.suppress(Exception):
+        lc.sync(close_all)
+
+
+#: the loggers of Dask and of the libraries under it
+_DASK_LOGGERS = ("distributed", "dask", "tornado", "asyncio")
+
+
+def _quiet_logs() -> dict:
+    """Silence this process's loggers of :data:`_DASK_LOGGERS` (their previous levels): an
+    abandoned run's cluster is closed with its chunks half played, which Dask reports as errors
+    (a scheduler's broadcast to a closing worker failed, a cancelled task) that say nothing to the
+    user, who asked for the stop and is told it in one line."""
+    import logging
+
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in _DASK_LOGGERS]
+    before = {}
+    for name in {*names, *_DASK_LOGGERS}:
+        log = logging.getLogger(name)
+        before[name] = log.level
+        log.setLevel(logging.CRITICAL + 1)
+    return before
+
+
+def _restore_logs(before: dict) -> None:
+    import logging
+
+    for name, level in before.items():
+        logging.getLogger(name).setLevel(level)
+
+
+#: the signals the command line answers (Ctrl-C, termination, hangup), which a Dask LocalCluster's
+#: threads and worker processes must leave to it
+HELD_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Hold (block) :data:`HELD_SIGNALS` in the calling thread for the time of the block.
+
+    The threads started in the block inherit the held set, and so do the processes they start,
+    through ``exec`` too: a Dask ``LocalCluster`` built here runs its event loop on such a thread,
+    whose nannies spawn the worker processes, so these never receive the signals.  A terminal
+    sends Ctrl-C (and a hangup) to its whole foreground process group, and ``timeout`` or ``kill
+    -- -PGID`` send theirs to the group too: a worker process took Ctrl-C as a ``KeyboardInterrupt``
+    and printed its tracebacks (dask/distributed#1925, still open).  Only this process answers
+    now: it stops the run, closes the cluster (which stops the workers) and prints its one line; a
+    worker whose parent is gone ends itself (distributed's parent-alive pipe).  A signal sent to
+    this process while the block runs waits, and is raised as the block ends."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        _start_trackers()
+        signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)  # the trackers' start released some
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _start_trackers() -> None:
+    """Start multiprocessing's and loky's resource trackers (helper processes that outlive a
+    run's workers) now, in a thread that holds :data:`HELD_SIGNALS`: they keep them held.  Each
+    blocks SIGINT and SIGTERM itself, not SIGHUP: a hangup sent to the process group (a closed
+    terminal) killed them, and the next worker's start printed their "process died unexpectedly"
+    warning and KeyError tracebacks.  (Started at a worker's first spawn instead, the stdlib's
+    also unblocks SIGINT and SIGTERM in the spawning thread, releasing a block held there.)"""
+    from multiprocessing import resource_tracker
+
+    _tracker_warnings_off()
+    resource_tracker.ensure_running()
+    with contextlib.suppress(ImportError):
+        from joblib.externals.loky.backend import resource_tracker as loky_tracker
+
+        loky_tracker.ensure_running()
+
+
+def _tracker_warnings_off() -> None:
+    """The trackers' "resource_tracker: There appear to be N leaked ... objects to clean up at
+    shutdown" warning is silenced in every interpreter this process starts from now on
+    (``PYTHONWARNINGS``, read by a new interpreter; left set, so that a tracker loky starts again
+    later has it too): after an interrupt the run's workers die with joblib's memory-mapping
+    folder or a queue's semaphore still registered, the tracker removes them, as it says, and its
+    warning came after the command's one line (a fresh user saw it in 5 of 7 interrupted
+    ``--processes 2`` runs).  Nothing of ours is left: the tracker still cleans up.  Only that
+    warning is filtered (its message starts with ``resource_tracker``)."""
+    quiet = "ignore:resource_tracker:UserWarning"
+    before = os.environ.get("PYTHONWARNINGS")
+    if not before:
+        os.environ["PYTHONWARNINGS"] = quiet
+    elif quiet not in before.split(","):
+        os.environ["PYTHONWARNINGS"] = f"{before},{quiet}"
 
 
 def _first_line(e: BaseException) -> str:

@@ -37,7 +37,7 @@ def regenerate(run_path, deal: int, match: dict | None = None) -> dict:
     ------
     tranca_sim.io.RunFileError
         For a missing or unreadable run file, or one without run metadata.
-    strategies.StrategyError
+    tranca_sim.strategies.StrategyError
         If the run was played with a user's strategy file that is missing or
         has changed since (its sha256 is recorded in the run).
     ValueError
@@ -46,7 +46,7 @@ def regenerate(run_path, deal: int, match: dict | None = None) -> dict:
     In a match run ``deal`` is the deal key (``deal_index``: match * 1024 + deal in match) and
     ``match`` its facts (:func:`match_facts`, read from the run when not given).
     """
-    from strategies import from_record
+    from tranca_sim.strategies import from_record
 
     from .io import RunFileError, load_meta
 
@@ -63,7 +63,7 @@ def regenerate(run_path, deal: int, match: dict | None = None) -> dict:
         raise RunFileError(f"{run_path}: the run metadata cannot be replayed ({e})") from None
     if deals is not None:
         match = None
-    from strategies import prepare_engine
+    from tranca_sim.strategies import prepare_engine
 
     prepare_engine(entries)  # before match_facts imports the engine
     if deals is None:
@@ -118,8 +118,8 @@ def strategy_label(text: str) -> str:
     """A strategy spec as people name it: the name and the parameters that differ from their
     defaults (``"basic:take_pile_min=1,...,black3_lock=1,..."`` -> ``"basic:black3_lock=1"``);
     a user's file or a spec this version cannot resolve is shown as given."""
-    from strategies import StrategyError, resolve
-    from strategies.user import split_file_spec
+    from tranca_sim.strategies import StrategyError, resolve
+    from tranca_sim.strategies.user import split_file_spec
 
     try:
         if split_file_spec(text) is not None:
@@ -298,16 +298,38 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
     return None
 
 
+def meld_faces(meld, rules) -> list[tuple[str, bool]]:
+    """A meld of the referee's table model as drawn: ``(card, acts as a wild)`` for each card, a run
+    from its lowest place up, a set sorted by rank.  Decided from the meld's cards whatever their
+    listed order, as :func:`tranca_sim.referee.validate_meld` reads them (VARIANTS 16, 17): in a run
+    the suit's own 2 in its own place (A-2-3, 2-3-4) is natural (004, VARIANTS 1) and a 2 or a joker
+    standing for another card is a wild; in a set every 2 and joker is a wild; a black-3 set has none."""
+    from .referee import validate_meld
+    from .referee.runs import pos_card
+
+    if meld.kind == "black3":
+        return [(c, False) for c in sorted(meld.cards, key=_key)]
+    wild = [c for c in meld.cards if c == "JK" or c[:-1] == "2"]
+    if meld.kind != "run":
+        return [(c, c in wild) for c in sorted(meld.cards, key=_key)]
+    chk = validate_meld(meld.cards, rules)
+    if not (chk.legal and chk.kind == "run"):  # not a run however read: the table's order, 2s and jokers as wilds
+        return [(c, c in wild) for c in meld.cards]
+    naturals = {p: pos_card(chk.suit, p) for p in range(chk.low, chk.high + 1) if p not in chk.wild_at}
+    rest = list(meld.cards)
+    for c in naturals.values():
+        rest.remove(c)
+    rest.reverse()  # the wilds keep the order the table lists them in
+    return [(naturals[p], False) if p in naturals else (rest.pop(), True) for p in range(chk.low, chk.high + 1)]
+
+
 def canasta_tag(meld, rules) -> str:
-    """``"canasta limpa"`` (clean: no wild card), ``"canasta suja"`` (dirty) or ``""`` for a meld
-    of the referee's table model (000 Gameplay 8: a canasta is a meld of ``canasta_size`` cards)."""
+    """``"canasta limpa"`` (clean: no card acting as a wild, :func:`meld_faces`), ``"canasta suja"``
+    (dirty) or ``""`` for a meld of the referee's table model (000 Gameplay 8: a canasta is a meld of
+    ``canasta_size`` cards)."""
     if meld.kind == "black3" or len(meld.cards) < rules.canasta_size:
         return ""
-    if meld.kind == "run":  # the run's own 2 in its place is natural (004)
-        from .referee.runs import layout_at
-
-        return "canasta limpa" if not layout_at(meld.cards, meld.suit, meld.low).wild_at else "canasta suja"
-    return "canasta limpa" if meld.wilds == 0 else "canasta suja"
+    return "canasta suja" if any(w for _, w in meld_faces(meld, rules)) else "canasta limpa"
 
 
 def meld_text(meld) -> str:
@@ -342,12 +364,15 @@ def _final_table(log, table) -> list[str]:
 _CW, _CH, _GAP = 34, 48, 4
 
 
-def _card_svg(c: str, x: int, y: int) -> str:
+_WILD_FILL = "#ffd966"  # a card acting as a wild in its meld (the legend says so)
+
+
+def _card_svg(c: str, x: int, y: int, wild: bool = False) -> str:
     red = c != "JK" and c[-1] in "DH"
     sym = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}.get(c[-1], "")
     rank = "JK" if c == "JK" else c[:-1]
     color = "#c0392b" if red else "#1d1d1d"
-    fill = "#fff8e1" if (c == "JK" or rank == "2") else "#ffffff"
+    fill = _WILD_FILL if wild else "#ffffff"
     return (
         f'<g transform="translate({x},{y})"><rect width="{_CW}" height="{_CH}" rx="4" fill="{fill}" '
         f'stroke="#555"/><text x="4" y="16" font-size="13" fill="{color}" font-family="sans-serif">'
@@ -363,11 +388,13 @@ _TAGS = {
 _FONT = "font-family='sans-serif'"
 
 
-def _row(label: str, cards, y: int, x0: int = 150, tag: str = "", bold: bool = False) -> tuple[str, int]:
+def _row(label: str, cards, y: int, x0: int = 150, tag: str = "", bold: bool = False, wild=()) -> tuple[str, int]:
+    """One row of the drawing: its label, the cards (``wild[i]``: card ``i`` acts as a wild, tinted)
+    and a canasta mark."""
     weight = " font-weight='bold'" if bold else ""
     parts = [f'<text x="8" y="{y + 28}" font-size="13" {_FONT}{weight}>{html.escape(label)}</text>']
     for i, c in enumerate(cards):
-        parts.append(_card_svg(c, x0 + i * (_CW + _GAP), y))
+        parts.append(_card_svg(c, x0 + i * (_CW + _GAP), y, wild=bool(wild) and wild[i]))
     if not cards:
         parts.append(f'<text x="{x0}" y="{y + 28}" font-size="13" fill="#777" {_FONT}>no cards</text>')
     if tag:
@@ -379,6 +406,25 @@ def _row(label: str, cards, y: int, x0: int = 150, tag: str = "", bold: bool = F
             f"{html.escape(tag)}</text><title>{html.escape(note)}</title></g>"
         )
     return "".join(parts), _CH + 10
+
+
+def _legend(rules) -> str:
+    """What the tint and the canasta marks mean, above the drawing."""
+    swatch = (
+        f"<svg width='16' height='20' style='vertical-align:middle'><rect x='1' y='1' width='14' "
+        f"height='18' rx='2' fill='{_WILD_FILL}' stroke='#555'/></svg>"
+    )
+    own = (
+        " A 2 of a run's suit in its own place (A-2-3, 2-3-4) is a natural card there and is not tinted."
+        if rules.meld_runs
+        else ""
+    )
+    return (
+        "<p class='legend' style='font-family:sans-serif;font-size:13px;margin:0 0 8px'>"
+        f"{swatch} tinted: a card acting as a wild in its meld (a 2 or a joker standing for another "
+        f"card).{own} Cards in hands and the pile are not tinted. canasta limpa: a canasta with no "
+        "wild; canasta suja: a canasta with a wild.</p>\n"
+    )
 
 
 def _walk_to(log: dict, turn: int):
@@ -499,11 +545,13 @@ def table_html(log: dict, turn: int) -> str:
     for side in range(t.n_sides):
         for i, m in enumerate(t.melds[side]):
             longest = max(longest, len(m.cards) + 3)
+            faces = meld_faces(m, t.r)
             svg, h = _row(
                 f"side {SIDES[side]} meld {i}",
-                m.cards if m.kind == "run" else sorted(m.cards, key=_key),
+                [c for c, _ in faces],
                 y,
                 tag=canasta_tag(m, t.r),
+                wild=[w for _, w in faces],
             )
             body.append(svg)
             y += h
@@ -544,6 +592,7 @@ def table_html(log: dict, turn: int) -> str:
         + f"<ol style='margin:0;padding-left:22px;font-size:14px'>{items}</ol></div>\n"
         + _score_html(log, t, turn, ended)
         + "\n</div>\n"
+        + _legend(t.r)
         + f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{y}'>"
         + "".join(body)
         + "</svg>\n</body></html>\n"

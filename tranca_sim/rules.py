@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .engine.cards import JOKER, N_KINDS
+from ._plural import spelled
+from .cards import JOKER, N_KINDS
 
 # ---- layout of the int64 rule vector read by the kernels ---------------
 R_N_SEATS = 0
@@ -181,7 +182,7 @@ class Rules:
             raise RulesError(
                 f"{self.name}: the table is 4 players in two partnerships (n_seats=4, partnerships=true) "
                 f"or 2 or 3 solo players (n_seats=2 or 3, partnerships=false), "
-                f"got n_seats={self.n_seats}, partnerships={self.partnerships}"
+                f"got n_seats={self.n_seats}, partnerships={spelled(self.partnerships)}"
             )
         if not self.meld_sets and not self.meld_runs:
             raise RulesError(
@@ -190,7 +191,8 @@ class Rules:
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             if f.type in ("int", "bool") and (type(v) is not (int if f.type == "int" else bool)):
-                raise RulesError(f"{self.name}: rule option {f.name} must be {f.type}, got {v!r}")
+                want = "true or false" if f.type == "bool" else "a whole number"
+                raise RulesError(f"{self.name}: rule option {f.name} must be {want}, got {spelled(v)}")
         for key, lo, hi in _INT_RANGES:
             v = getattr(self, key)
             if not lo <= v <= hi:
@@ -320,7 +322,7 @@ class Rules:
 
 TRANCA = Rules(
     name="tranca",
-    description="Tranca as in seed 000: same-rank melds, 4 jokers, two wilds a meld, closed pile locked by a wild or black 3.",
+    description="Tranca as the English 'How to Play Tranca' rules give it: same-rank melds, 4 jokers, two wilds a meld, closed pile locked by a wild or black 3.",
 )
 
 PRESETS: dict[str, Rules] = {
@@ -329,22 +331,22 @@ PRESETS: dict[str, Rules] = {
         TRANCA,
         name="tranca-aberta",
         mortos_face_up=True,
-        description="Tranca with the mortos dealt face up (000 variation 'Tranca Aberta').",
+        description="Tranca with the mortos dealt face up (the 'Tranca Aberta' variation).",
     ),
     "tranca-paulista": dataclasses.replace(
         TRANCA,
         name="tranca-paulista",
         max_wilds=1,
         match_target=5000,
-        description="Tranca to 5000 with at most one wild a meld (000 variation 'Tranca Paulista', VARIANTS reading).",
+        description="Tranca to 5000 with at most one wild a meld (the 'Tranca Paulista' variation; its 'stricter wild-card rules' read as one wild).",
     ),
     "tranca-carioca": dataclasses.replace(
         TRANCA,
         name="tranca-carioca",
         meld_runs=True,
         description=(
-            "Tranca with same-suit runs as well as same-rank melds (000 Common Variations 'Tranca Carioca'); "
-            "runs from 4 to the high ace, 3s special (E16)."
+            "Tranca with same-suit runs as well as same-rank melds (the 'Tranca Carioca' variation); "
+            "runs from the 4 to the high ace, since 3s stay special."
         ),
     ),
     "tranca-sp": dataclasses.replace(
@@ -362,7 +364,7 @@ PRESETS: dict[str, Rules] = {
         stock_out=STOCK_OUT_MORTO,  # 003 silent; VARIANTS 14: as tranca-br (004's rule); E22, E23
         card_values="003",  # 003 Valor em pontos: 10 a card
         description=(
-            "Tranca of seed 003 (Sao Paulo conventions): runs and same-rank melds, no jokers, one wild a "
+            "Tranca of the Portuguese Sao Paulo conventions: runs and same-rank melds, no jokers, one wild a "
             "meld, pile locked by a black 3 only, clean canasta to go out, 10 points a card, the first "
             "player may throw back the first card drawn and draw again."
         ),
@@ -373,8 +375,8 @@ PRESETS: dict[str, Rules] = {
         n_seats=2,
         partnerships=False,
         description=(
-            "Two-handed Tranca (000 Common Variations): two solo players, each with an own 11-card morto; "
-            "hand of 11 (hand_size=9 or 10 for the shrunk hands the seed mentions)."
+            "Two-handed Tranca: two solo players, each with an own 11-card morto; hand of 11 "
+            "(hand_size=9 or 10 for the shrunk hands some tables play)."
         ),
     ),
     "tranca-3p": dataclasses.replace(
@@ -386,7 +388,7 @@ PRESETS: dict[str, Rules] = {
         dirty_bonus=50,
         match_target=1500,
         description=(
-            "Three-player Tranca (000 Common Variations): three solo players, each with an own morto; "
+            "Three-player Tranca: three solo players, each with an own morto; "
             "canasta bonuses (clean 100, dirty 50) and match target (1500) halved."
         ),
     ),
@@ -439,7 +441,7 @@ BURACO = dataclasses.replace(
     card_values="004",  # 004 Card values and scoring; VARIANTS Card values
     match_target=3000,  # 004 Object of the game: "usually 3,000 points"
     description=(
-        "Open Buraco as in seed 004: same-suit runs only, no jokers, one wild a run, open pile, no lock, "
+        "Open Buraco: same-suit runs only, no jokers, one wild a run, open pile, no lock, "
         "plain 3s, a clean canasta to go out, an untaken morto becomes the stock."
     ),
 )
@@ -452,7 +454,7 @@ PRESETS["buraco-fechado"] = dataclasses.replace(
     pile_closed=True,  # 004 "Closed buraco": "take the discard pile only by using its top card in a meld right away"
     go_out_needs_clean=False,  # 004 "Closed buraco": "any canastra, clean or dirty, is enough to go out"
     description=(
-        "Closed Buraco (004 Common variations): as buraco with same-rank melds too, a closed pile (its top "
+        "Closed Buraco: as buraco with same-rank melds too, a closed pile (its top "
         "card melded at once, no lock) and any canasta to go out."
     ),
 )
@@ -471,9 +473,9 @@ PRESETS["tranca-br"] = dataclasses.replace(
     indirect_morto_void=True,  # 002 Detalle: "el muerto deberá ser pagado"; VARIANTS 9
     card_values="004",  # 002 has no card table; VARIANTS Presets: 004 table
     description=(
-        "Tranca as in seed 002: runs and same-rank melds, 2s wild and no jokers, one wild a meld, closed "
+        "Tranca as the Spanish 'Reglas del Juego Tranca' give it: runs and same-rank melds, 2s wild and no jokers, one wild a meld, closed "
         "pile locked by a black 3 only, a clean canasta to go out, the indirect morto paid if the "
-        "opponents go out first, an untaken morto becomes the stock (004)."
+        "opponents go out first, an untaken morto becomes the stock (as in Buraco)."
     ),
 )
 

@@ -42,7 +42,15 @@ OS_HAND1_RED3 = 26
 OS_HAND1_BLACK3 = 27
 OS_ILLEGAL = 28  # diagnostic, not a file column: the side's strategy answers outside the legal choices
 OS_MORTO_STOCK = 29
-OS_LEN = 30
+OS_MELD_CARDS = 30  # what the tips' manipulation checks read (issue 22; tranca_sim/lab/statistics/checks.py)
+OS_THREE_CARD_MELDS = 31
+OS_CLEAN_MELDS = 32
+OS_FIRST_CANASTA_TURN = 33
+OS_WILD_TURNS = 34
+OS_FEEDING_DISCARDS = 35
+OS_BLACK3_GUARD_LOCKS = 36
+OS_SECOND_MELDS = 37
+OS_LEN = 38
 
 # ---- per-deal slots ---------------------------------------------------------
 OD_FIRST_SEAT = 0
@@ -155,6 +163,40 @@ COLUMNS: list[tuple[str, str, str]] = [
         ),
     ),
     ("n_melds", "int16", "melds (jogos) the side has on the table at the end, a black-3 set included"),
+    (
+        "meld_cards",
+        "int16",
+        "cards in the side's melds at the end, a black-3 set left out (meld_cards / n_melds: the mean meld length)",
+    ),
+    ("three_card_melds", "int16", "the side's melds of exactly three cards at the end (a black-3 set left out)"),
+    ("clean_melds", "int16", "the side's melds without a wild at the end, canastas or not (a black-3 set left out)"),
+    (
+        "first_canasta_turn",
+        "int16",
+        "turn (0-based, every seat's turn counting one) at whose end the side first had a canasta; -1 never",
+    ),
+    ("wild_turns", "int16", "the side's turns that ended with a wild (2 or joker) still in the player's hand"),
+    (
+        "feeding_discards",
+        "int16",
+        (
+            "discards by the side of a natural that fits a meld of the next player's side (a same-rank meld of "
+            "its rank, or an end of one of its runs); the going-out discard is not counted"
+        ),
+    ),
+    (
+        "black3_guard_locks",
+        "int16",
+        (
+            "black-3 locks (as in black3_locks) made while the player's hand still held a natural that fits a "
+            "meld of the next player's side: the lock kept such a card off the pile"
+        ),
+    ),
+    (
+        "second_melds",
+        "int16",
+        "new same-rank melds the side opened of a rank it already had a same-rank meld of (several_per_rank)",
+    ),
     ("hand0_wilds", "int8", "hand dealt to seat `side`: 2s and jokers"),
     ("hand0_jokers", "int8", "hand dealt to seat `side`: jokers"),
     ("hand0_red3", "int8", "hand dealt to seat `side`: red 3s"),
@@ -229,6 +271,14 @@ SIDE_SLOTS = {
     "black3_locks": OS_BLACK3_LOCKS,
     "wild_locks": OS_WILD_LOCKS,
     "n_melds": OS_N_MELDS,
+    "meld_cards": OS_MELD_CARDS,
+    "three_card_melds": OS_THREE_CARD_MELDS,
+    "clean_melds": OS_CLEAN_MELDS,
+    "first_canasta_turn": OS_FIRST_CANASTA_TURN,
+    "wild_turns": OS_WILD_TURNS,
+    "feeding_discards": OS_FEEDING_DISCARDS,
+    "black3_guard_locks": OS_BLACK3_GUARD_LOCKS,
+    "second_melds": OS_SECOND_MELDS,
     "hand0_wilds": OS_HAND0_WILDS,
     "hand0_jokers": OS_HAND0_JOKERS,
     "hand0_red3": OS_HAND0_RED3,

@@ -6,7 +6,9 @@ Modules, in the order a deal uses them:
 - :mod:`.rng` -- the counter-based per-deal random streams (splitmix64 -> xoshiro256**).
 - :mod:`.state` -- one deal's arrays (hands, mortos, stock, pile, melds, counters) and
   the names of their slots.
-- :mod:`.obs` -- what a player may see (:data:`~.obs.Obs`) and the action encoding.
+- :mod:`.contract` and :mod:`.obs` -- the plug-in contract: what a strategy receives and returns
+  (the parameter row's width, the switches the strategies plug in) and what a player may see
+  (:data:`~.obs.Obs`) with the action encoding.  The engine imports no strategy module.
 - :mod:`.melds` -- meld legality, new melds, extensions, canastas, the legal-action lists.
 - :mod:`.runs`, :mod:`.run_options`, :mod:`.run_index` -- same-suit runs: listing, laying, the
   switches of E15 and E21, and each side's runs indexed by the cards they take (for the listing).
@@ -14,7 +16,6 @@ Modules, in the order a deal uses them:
   going out) and the deal's score.
 - :mod:`.observe` -- the player's :data:`~.obs.Obs` built from the state.
 - :mod:`.deal` -- deal setup and the turn loop that asks the strategies.
-- :mod:`.search` -- the search player's worlds, rollouts and decision (:mod:`strategies.pimc`).
 - :mod:`.kernel` -- the batch kernel (a range of deals, run on threads) and its Python wrappers
   (:func:`simulate_chunk`, :func:`play_deck`, :func:`play_position`, :func:`deck_of`).
 - :mod:`.match` -- matches deal after deal to the target (:func:`simulate_match_chunk`).
@@ -26,7 +27,7 @@ Importing this package does not load numba: the kernel API below is imported
 on first use, so ``tranca_sim.engine.cards`` stays cheap for the referee and
 the CLI.
 
-Inlining (issue 9, benchmarks/README.md "Engine speed"): numba passes the deal's
+Inlining (issue 9, benchmarks/LOG.md "Engine speed"): numba passes the deal's
 ``State`` (twelve arrays, about 0.9 KB of array structs) by value to every
 function that is not inlined.  The small functions of the turn that take the
 ``State`` -- ``state.log_event``, the canasta and going-out tests and the set
@@ -35,12 +36,12 @@ laying, the pile, discard and observation functions -- are compiled with
 ``forceinline=True`` (LLVM ``alwaysinline``) into :func:`.deal.play_turn`, which is
 IR-inlined into :func:`.deal.play_deal`, its only caller, so the ``State`` is passed once a deal
 (to ``play_deal``, a library of its own) instead of once a turn.  The big ones (the run listing of :mod:`.runs` and
-:mod:`.run_options`, the first-meld check of :mod:`.opening`, :mod:`.search`,
+:mod:`.run_options`, the first-meld check of :mod:`.opening`, the search player's rollouts,
 the kernels) are not marked: each is compiled once, not copied into every
 caller, so the first compile stays affordable.  A new function that takes the
 ``State`` and runs every turn should follow the same rule.
 
-The first compile (issue 9, benchmarks/README.md "The first compile made smaller"): numba
+The first compile (issue 9, benchmarks/LOG.md "The first compile made smaller"): numba
 optimises and generates the machine code of a function's whole call tree again for every function
 that is compiled on its own (a library), so the levels above :func:`.deal.play_turn` are kept
 few: ``kernel._play_one`` is inlined into the kernels at numba's IR level (``inline="always"``, no

@@ -2,17 +2,16 @@
 
 :func:`setup_deal` deals a deck order (E2, E3), :func:`play_deal` plays turns
 until the deal ends, asking the seats' strategies through the generated
-switch in ``strategies/_dispatch.py`` -- or, in a process that plays user
-strategies, the switch :func:`strategies.user.engine_dispatch` generates in
-the cache directory (chosen here, before the kernels below are defined, so
-numba caches them apart).  A strategy only ever receives an
+switch the plugged strategies give (:mod:`tranca_sim.engine.contract`):
+``strategies/_dispatch.py`` -- or, in a process that plays user strategies,
+the switch :func:`tranca_sim.strategies.user.engine_dispatch` generates in the cache
+directory (chosen here, before the kernels below are defined, so numba caches
+them apart).  A strategy only ever receives an
 :data:`~tranca_sim.engine.obs.Obs`; an answer outside the legal choices is
 counted (``SE_ILLEGAL``) and replaced by the first legal choice.
 """
 
 from __future__ import annotations
-
-from strategies.user import engine_dispatch
 
 from ..rules import (
     R_FIRST_REDRAW,
@@ -29,6 +28,7 @@ from ..rules import (
 )
 from . import observe as _observe
 from .cards import N_KINDS
+from .contract import plugged
 from .jit import njit
 from .melds import (
     apply_meld_action,
@@ -51,6 +51,7 @@ from .obs import (
     act_y,
 )
 from .opening import filter_draws, filter_melds, must_go_on, opening_pending
+from .play_facts import note_turn_end
 from .runs import apply_run_action, list_run_actions, list_run_captures
 from .state import (
     END_STOCK_OUT,
@@ -77,6 +78,7 @@ from .state import (
     SE_INIT_WILDS,
     SE_MELDED,
     SE_MELDED_NOW,
+    SS_FIRST_CANASTA,
     SS_INDIRECT_SEAT,
     SS_MELD_MIN,
     SS_MORTO_AT,
@@ -101,7 +103,7 @@ from .turn import (
 )
 
 # before any kernel of this module is defined: may move numba's cache (strategies/user.py)
-choose_draw, choose_meld, choose_discard, choose_redraw = engine_dispatch()
+choose_draw, choose_meld, choose_discard, choose_redraw = plugged().engine_dispatch()
 
 # what the player to move sees (tranca_sim/engine/observe.py: also used by the search's rollouts)
 fill_pub = _observe.fill_pub
@@ -173,6 +175,7 @@ def setup_deal(st, rp, deck, deck_n, first_seat):
         st.ss[side, SS_MORTO_TURN] = -1
         st.ss[side, SS_MORTO_SEAT] = -1
         st.ss[side, SS_INDIRECT_SEAT] = -1
+        st.ss[side, SS_FIRST_CANASTA] = -1
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -333,6 +336,7 @@ def play_deal(st, rp, sids, prm, rngs, acts, pub, hidden, pack, check, scr, acts
             break
         seat = st.sc[SC_SEAT]
         play_turn(st, rp, seat, sids[seat], prm[seat], rngs[seat], acts, pub, hidden, pack, check, scr, acts2)
+        note_turn_end(st, rp, seat)
         st.se[seat, SE_MELDED] |= st.se[seat, SE_MELDED_NOW]
         st.se[seat, SE_MELDED_NOW] = 0
         st.sc[SC_TURN] += 1

@@ -1,6 +1,6 @@
 """numba's ``njit`` with the package's default options: every kernel module imports ``njit`` from here.
 
-Issue 9 (first compile, benchmarks/README.md "The first compile made smaller"): numba builds two
+Issue 9 (first compile, benchmarks/LOG.md "The first compile made smaller"): numba builds two
 wrappers beside every function it compiles, in the function's own library, optimised and turned
 into machine code with it: the CPython wrapper (a call from Python: unboxing the arguments) and a
 C-ABI wrapper (``cfunc`` address, for first-class function values and ``ctypes``).  The package

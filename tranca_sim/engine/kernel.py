@@ -21,14 +21,14 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from strategies import N_PARAMS, StrategySpec, check_rules, resolve
-
 from .. import schema as S
 from ..rules import R_FIRST_MELD_FROM, R_FIRST_MELD_MIN, R_N_JOKERS, R_N_SEATS, R_N_SIDES, Rules
 from .cards import N_KINDS, parse
+from .contract import N_PARAMS, SeatStrategy, plugged
 from .deal import play_deal, setup_deal
 from .jit import njit
 from .obs import PUB_LEN
+from .play_facts import meld_facts
 from .rng import STREAM_SEAT0, STREAM_SHUFFLE, randbelow, seed_stream
 from .state import (
     MS_DIRECT,
@@ -48,7 +48,12 @@ from .state import (
     SE_INIT_JOKERS,
     SE_INIT_RED3,
     SE_INIT_WILDS,
+    SS_B3_GUARD,
     SS_B3_LOCKS,
+    SS_FEEDS,
+    SS_FIRST_CANASTA,
+    SS_SECOND_MELDS,
+    SS_WILD_TURNS,
     SS_CAPTURES,
     SS_MATCH_SCORE,
     SS_MELD_MIN,
@@ -120,6 +125,15 @@ def record(st, rp, out_side, out_deal):
         o[S.OS_BLACK3_LOCKS] = st.ss[side, SS_B3_LOCKS]
         o[S.OS_WILD_LOCKS] = st.ss[side, SS_WILD_LOCKS]
         o[S.OS_N_MELDS] = st.ss[side, SS_N_MELDS]
+        cards, three, clean = meld_facts(st, side)
+        o[S.OS_MELD_CARDS] = cards
+        o[S.OS_THREE_CARD_MELDS] = three
+        o[S.OS_CLEAN_MELDS] = clean
+        o[S.OS_FIRST_CANASTA_TURN] = st.ss[side, SS_FIRST_CANASTA]
+        o[S.OS_WILD_TURNS] = st.ss[side, SS_WILD_TURNS]
+        o[S.OS_FEEDING_DISCARDS] = st.ss[side, SS_FEEDS]
+        o[S.OS_BLACK3_GUARD_LOCKS] = st.ss[side, SS_B3_GUARD]
+        o[S.OS_SECOND_MELDS] = st.ss[side, SS_SECOND_MELDS]
         illegal = 0
         for j in range(2):
             base = S.OS_HAND0_WILDS + 4 * j
@@ -314,20 +328,21 @@ def _deal_deck_nb(rp, master_seed, d):
 # ---- Python side -------------------------------------------------------------------
 
 
-def _seat_arrays(strategies, rules: Rules) -> tuple[np.ndarray, np.ndarray, list[StrategySpec]]:
+def _seat_arrays(strategies, rules: Rules) -> tuple[np.ndarray, np.ndarray, list[SeatStrategy]]:
     """Strategy id and parameter row per seat (``int64[4]``, ``float64[4, N_PARAMS]``) from one
     strategy per side (``rules.n_sides``: 2, or 3 in tranca-3p); rows past the table's seats are
     unused.  A single name or spec plays every side; with three sides, two strategies mean that
     side C plays side B's (as the CLI's ``--side-c`` default)."""
     n_sides = rules.n_sides
-    if isinstance(strategies, (str, StrategySpec)):
+    plug = plugged()
+    if isinstance(strategies, (str, plug.spec_type)):
         strategies = (strategies,) * n_sides
-    specs = [resolve(s, preset=rules.name) for s in strategies]  # preset: defaults of `tuned`
+    specs = [plug.resolve(s, preset=rules.name) for s in strategies]  # preset: defaults of `tuned`
     if n_sides == 3 and len(specs) == 2:
         specs.append(specs[1])
     if len(specs) != n_sides:
         raise ValueError(f"give one strategy per side ({n_sides} for {rules.name}), got {len(specs)}")
-    check_rules(specs, rules)
+    plug.check_rules(specs, rules)
     sids = np.zeros(4, dtype=np.int64)
     prm = np.zeros((4, N_PARAMS), dtype=np.float64)
     for s in range(rules.n_seats):
@@ -373,7 +388,7 @@ def columns_from_outputs(out_side: np.ndarray, out_deal: np.ndarray, start: int)
 
 def simulate_chunk(
     rules: Rules,
-    strategies: Sequence[str | StrategySpec] | str,
+    strategies: Sequence[str | SeatStrategy] | str,
     master_seed: int,
     start: int,
     count: int,

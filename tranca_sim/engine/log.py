@@ -18,11 +18,10 @@ from typing import TextIO
 
 import numpy as np
 
-from strategies import resolve
-
 from .. import schema as S
 from ..rules import Rules
 from .cards import to_str
+from .contract import plugged
 from .kernel import _as_deck, _check_seed, deck_of, play_deck
 from .state import (
     END_REASONS,
@@ -148,7 +147,7 @@ def play_logged(
     the log carries them as field ``match``.
     """
     seed = _check_seed(master_seed)
-    specs = [resolve(s) for s in strategies]
+    specs = [plugged().resolve(s) for s in strategies]
     if rules.n_sides == 3 and len(specs) == 2:
         specs.append(specs[1])  # side C plays side B's strategy, as in simulate_chunk
     kinds = deck_of(rules, seed, deal_index) if deck is None else [int(k) for k in _as_deck(rules, deck)]
@@ -207,7 +206,7 @@ def write_logs(path: str | os.PathLike, logs: Iterable[dict], force: bool = Fals
         If ``path`` exists without ``force``, is a link or special file, or
         cannot be written (the message names the path and the reason).
     """
-    from ..io import atomic_output, writing
+    from ..output import atomic_output, writing
 
     with atomic_output(path, force) as tmp, writing(path), open(tmp, "w", encoding="utf-8") as f:
         dump_logs(f, logs)

@@ -25,11 +25,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from strategies import StrategySpec
-
 from .. import schema as S
 from ..rules import R_MATCH_TARGET, R_MAX_MATCH_DEALS, R_N_JOKERS, R_N_SEATS, Rules
 from .cards import N_KINDS
+from .contract import SeatStrategy
 from .jit import njit
 from .kernel import (
     _check_seed,
@@ -128,7 +127,7 @@ def _simulate_matches_nb(rp, sids, prm, master_seed, start, lo, hi, check, out_s
 
 def simulate_match_chunk(
     rules: Rules,
-    strategies: Sequence[str | StrategySpec] | str,
+    strategies: Sequence[str | SeatStrategy] | str,
     master_seed: int,
     start: int,
     count: int,

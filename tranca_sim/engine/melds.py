@@ -78,6 +78,7 @@ from .state import (
     SS_CLEAN,
     SS_MORTO,
     SS_N_MELDS,
+    SS_SECOND_MELDS,
     log_event,
 )
 
@@ -494,6 +495,8 @@ def apply_meld_action(st, rp, seat, a_type, x, y):
     side = side_of(rp, seat)
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_NEW:
+        if has_set_of_rank(st, side, x):
+            st.ss[side, SS_SECOND_MELDS] += 1  # a second meld of the rank (the partner tip's check)
         m = open_meld(st, side, MT_SET, x)
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_NEW_MELD, seat, m, 3)
@@ -546,6 +549,8 @@ def meld_top_card(st, rp, seat, a_type, y, x, t):
         w0 = st.mh[side, m, MH_WILD]
         log_event(st, EV_EXTEND, seat, m, t)
     else:
+        if has_set_of_rank(st, side, r):
+            st.ss[side, SS_SECOND_MELDS] += 1
         m = open_meld(st, side, MT_SET, r)
         log_event(st, EV_NEW_MELD, seat, m, 3)
         log_event(st, EV_CARD, seat, t, m)

@@ -70,9 +70,9 @@ A_CAP_NEW = 5  # take the pile, top card in a new meld: y = CAPNEW_* variant; x 
 A_STOCK = 6  # draw from the stock
 A_CAP_OPEN = 7  # take an open pile (no meld needed; Buraco aberto)
 #               A_CAP_EXT onto a run: x = meld row, y = END_LOW / END_HIGH (where the top card goes)
-A_RUN_NEW = 8  # new same-suit run of 3: x = suit * 16 + low position, y = RUN_* variant
+A_RUN_NEW = 8  # new same-suit run of 3 (4 for RUN_GAP): x = suit * 16 + low position, y = RUN_* variant
 A_RUN_EXT = 9  # one card onto an end of the side's run x: y = end * 4 + C_* card class
-A_CAP_RUN = 10  # take the pile, top card in a new run of 3: x = suit * 16 + low position, y = RUN_* variant
+A_CAP_RUN = 10  # take the pile, top card in a new run of 3 (4 for RUN_GAP): x = suit * 16 + low position, y = RUN_* variant
 #               (a wild on top, lock_by_wild off: y = 1 + 2 * offset + j, the wild at low + offset, E15)
 A_RUN_SWAP = 11  # run_wild_moves (E21): x = run row, y = 2 * p + end: the natural of the wild's position p
 #               laid there, the wild moved to the low (0) or high (1) end
@@ -92,6 +92,10 @@ CAPNEW_JOKER = 2  # top card + one natural + a joker
 # runs (tranca_sim.engine.runs): positions 1 = ace low, 2..13 = rank, 14 = ace high
 RUN_3NAT = 0  # three naturals of the suit (the pile's top card one of them for A_CAP_RUN)
 #               1 + 2 * offset + j: a wild stands at position low + offset; j = 0 a 2, j = 1 a joker
+RUN_GAP = 7  # RUN_GAP + j: four cards, natural-wild-wild-natural (two wilds a meld), j jokers among the
+#              two wilds (VARIANTS 17); for A_CAP_RUN the pile's top card is one of the naturals
+RUN_TOP_NAT = 32  # A_CAP_RUN, + a variant above: the top card is the suit's own 2, natural at position 2
+#                   (004 "A 2 of the same suit, placed in its own spot ... does not count as a wild card")
 END_LOW = 0
 END_HIGH = 1
 

@@ -1,7 +1,7 @@
 """What the player to move sees: its :data:`~tranca_sim.engine.obs.Obs`, built from the deal's state.
 
 Used by the turn loop (:mod:`tranca_sim.engine.deal`) and by the search player's rollouts
-(:mod:`tranca_sim.engine.search`); kept apart from :mod:`~tranca_sim.engine.deal` so that
+(:mod:`tranca_sim.strategies.pimc_search`); kept apart from :mod:`~tranca_sim.engine.deal` so that
 importing it does not build the engine's strategy switch.
 """
 

@@ -31,9 +31,11 @@ from .jit import njit
 from .state import (
     MH_HI,
     MH_LO,
+    MH_NAT,
     MH_SUIT,
     MH_TYPE,
     MH_WILD,
+    MH_WMASK,
     MT_RUN,
     SS_N_MELDS,
     SS_RUN_ENDS,
@@ -55,6 +57,26 @@ def end_kinds(rp, mh):
     if hi + 1 <= 14:
         kb = s * 13 + (0 if hi + 1 == 14 else hi)  # position hi + 1: the ace at 14
     return ka, kb
+
+
+@njit(cache=True, inline="always")
+def own_two_home(mh, mc):
+    """Read a run by its cards (VARIANTS 16, 17): a run from the 3 whose only wild is the suit's own
+    2, standing at its high end (3C 4C 5C with the 2C for the 6C), holds the cards of the clean run
+    from the 2 (2C 3C 4C 5C: 004 "A 2 of the same suit, placed in its own spot ... does not count as
+    a wild card"), and is that run: the 2 goes to its place, natural, the run one place lower.  So is
+    a run 3..A whose 2 stands at the K's place: its cards are the clean A..Q, the ace low.  With the
+    suit's 2 not in the run's places (low end 3) any 2 of the suit in it is a wild, so one of them
+    and one wild is that 2.  ``mh``, ``mc``: the run's rows of ``State.mh`` and ``State.mc``."""
+    hi = mh[MH_HI]
+    if mh[MH_LO] == 3 and mh[MH_WILD] == 1 and mc[mh[MH_SUIT] * 13 + 1] == 1:
+        wm = mh[MH_WMASK]
+        if wm == (1 << hi) or (hi == 14 and wm == (1 << 13)):
+            mh[MH_LO] = 2 if wm == (1 << hi) else 1
+            mh[MH_HI] = hi - 1 if wm == (1 << hi) else 12
+            mh[MH_WMASK] = 0
+            mh[MH_WILD] = 0
+            mh[MH_NAT] += 1
 
 
 @njit(cache=True, inline="always")

@@ -15,8 +15,9 @@ these behind a test of the switch, so presets without them pay nothing):
   or in a new run of three with two naturals of the hand (``A_CAP_RUN``).
   :func:`list_wild_run_captures`, :func:`wild_top_onto_run`.
 
-A wild never stands at position 2 here (E26): the 2 of the run's suit would be natural there (004,
-VARIANTS 1), so neither a moved wild nor a wild from the pile goes to that place.
+A moved wild never goes to position 2 (E21). A wild from the pile may stand there, for the suit's
+missing 2, as a wild from the hand may (E26, VARIANTS 17); the run's own 2 on top goes there as the
+natural (004: "A 2 of the same suit, placed in its own spot ... does not count as a wild card").
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .cards import JOKER
 from .jit import njit
 from .melds import _empty_ok_after_ext, _keep_ok, can_empty, count_canastas, side_of
 from .obs import A_CAP_EXT, A_CAP_RUN, A_RUN_SWAP, END_LOW, act
-from .run_index import note_run
+from .run_index import note_run, own_two_home
 from .state import (
     EV_CARD,
     EV_EXTEND_RUN,
@@ -132,6 +133,7 @@ def apply_run_swap(st, rp, seat, m, y):
     st.mh[side, m, MH_WMASK] = (st.mh[side, m, MH_WMASK] & ~(1 << p)) | (1 << q)
     st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
     log_event(st, EV_RUN_SWAP, seat, m, k + 64 * end)
+    own_two_home(st.mh[side, m], st.mc[side, m])  # the clean reading of its cards
     count_canastas(st, rp, side)
     note_run(rp, st.ss[side], st.mh[side, m], m)
     return m
@@ -150,13 +152,16 @@ def list_wild_run_captures(st, rp, seat, acts, n, t):
     after = st.se[seat, SE_HAND_N] + st.sc[SC_PILE_N] - 1
     maxw = rp[R_MAX_WILDS]
     for m in range(st.ss[side, SS_N_MELDS]):
-        if st.mh[side, m, MH_TYPE] != MT_RUN or st.mh[side, m, MH_WILD] >= maxw:
+        if st.mh[side, m, MH_TYPE] != MT_RUN:
             continue
-        if not _keep_ok(after, _empty_ok_after_ext(st, rp, side, m, False)):
-            continue
+        own2 = st.mh[side, m, MH_SUIT] * 13 + 1 == t  # the run's own 2 on top
+        room = st.mh[side, m, MH_WILD] < maxw
         for end in range(2):
             q = st.mh[side, m, MH_LO] - 1 if end == END_LOW else st.mh[side, m, MH_HI] + 1
-            if q < lo_min or q > 14 or q == 2:
+            if q < lo_min or q > 14:
+                continue
+            natural = own2 and q == 2  # in its own place the suit's 2 is natural (004, VARIANTS 17)
+            if not (natural or room) or not _keep_ok(after, _empty_ok_after_ext(st, rp, side, m, natural)):
                 continue
             acts[n] = act(A_CAP_EXT, m, end)
             n += 1
@@ -171,8 +176,8 @@ def list_wild_run_captures(st, rp, seat, acts, n, t):
             continue
         for p in range(lo_min, 13):
             for o in range(3):
-                if p + o == 2:
-                    continue
+                if p + o == 2 and t == s * 13 + 1:
+                    continue  # the suit's own 2 at its place is natural: runs.list_run_captures lists it
                 ok = True
                 for oo in range(3):
                     if oo != o and hand[_pos_kind(s, p + oo)] == 0:
@@ -201,6 +206,7 @@ def wild_top_onto_run(st, rp, seat, a_type, x, y, t):
         _place_wild(st, side, np.int64(m), q, t)  # int64: one compile
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_EXTEND_RUN, seat, m, t + 64 * y)
+        own_two_home(st.mh[side, m], st.mc[side, m])  # the clean reading of its cards
         count_canastas(st, rp, side)
         note_run(rp, st.ss[side], st.mh[side, m], m)
         return m
@@ -229,6 +235,7 @@ def wild_top_onto_run(st, rp, seat, a_type, x, y, t):
         st.mh[side, m, MH_N] += 1
         st.mh[side, m, MH_NAT] += 1
         log_event(st, EV_CARD, seat, k, m)
+    own_two_home(st.mh[side, m], st.mc[side, m])  # the clean reading of its cards
     count_canastas(st, rp, side)
     note_run(rp, st.ss[side], st.mh[side, m], m)
     return m

@@ -75,15 +75,28 @@ from .obs import (
     C_TWO,
     END_HIGH,
     END_LOW,
+    RUN_GAP,
+    RUN_TOP_NAT,
     act,
 )
-from .run_index import index_runs, note_run, run_rows
+from .run_index import index_runs, note_run, own_two_home, run_rows
 from .run_options import (
     apply_run_swap,
     list_run_swaps,
     list_wild_run_captures,
     may_open_run,
     wild_top_onto_run,
+)
+from .run_shapes import (
+    LIST_ROOM,
+    _gap_captures,
+    _lay_gap_run,
+    _list_gap_runs,
+    _own_two_new_runs,
+    _room,
+    _take_run_wild,
+    _window_captures,
+    pos_kind,
 )
 from .state import (
     EV_CARD,
@@ -92,7 +105,6 @@ from .state import (
     MAXM,
     MH_GREW,
     MH_HI,
-    MH_JOKERS,
     MH_LO,
     MH_N,
     MH_NAT,
@@ -115,25 +127,9 @@ from .state import (
 
 
 @njit(cache=True, inline="always")
-def pos_kind(s, p):
-    """Kind of the natural card of suit ``s`` at run position ``p`` (1 and 14 are the ace)."""
-    return s * 13 + (0 if p == 14 else p - 1)
-
-
-@njit(cache=True, inline="always")
 def min_pos(rp):
     """Lowest run position: 4 with special 3s (E16), else 1 (the low ace)."""
     return 4 if rp[R_THREES_SPECIAL] != 0 else 1
-
-
-@njit(cache=True, inline="always")
-def twos_as_wild(hand, s, p):
-    """2s of the hand that may stand as a wild at position ``p`` of a run of suit ``s``: at
-    position 2 the suit's own 2 would be natural, so only the other suits' 2s count."""
-    tw = n_twos(hand)
-    if p == 2:
-        tw -= hand[s * 13 + 1]
-    return tw
 
 
 _LOW15 = np.uint64(0x7FFF7FFF7FFF7FFF)  # hand_bits: the low 15 bits of each of four 16-bit counts
@@ -157,14 +153,6 @@ def hand_bits(hand):
         nz = ((t >> np.uint64(15)) * _GATHER) >> np.uint64(48)  # bit 48 + j: count j > 0
         bits |= np.int64(nz) << (4 * i)
     return bits
-
-
-@njit(cache=True, _nrt=False)
-def _room(st, side):
-    if st.ss[side, SS_N_MELDS] >= MAXM:
-        st.sc[SC_MELD_FULL] += 1
-        return False
-    return True
 
 
 @njit(cache=True, _nrt=False, forceinline=True)  # inlined into play_turn (issue 8)
@@ -224,22 +212,31 @@ def list_run_actions(st, rp, seat, acts, n):
             s = tz >> 4
             p = tz & 15
             w = (bits >> tz) & 7
-            if w == 7:
-                if minn <= 3:
-                    acts[n] = act(A_RUN_NEW, s * 16 + p, 0)
-                    n += 1
-            elif wild_ok:
+            if w == 7 and minn <= 3:
+                acts[n] = act(A_RUN_NEW, s * 16 + p, 0)
+                n += 1
+            if wild_ok:
                 own2 = hand[s * 13 + 1]
-                o = 0 if not w & 1 else (1 if not w & 2 else 2)
-                tw = tw_all - own2 if p + o == 2 else tw_all  # twos_as_wild(hand, s, p + o)
-                if p <= 2 and own2 > 0 and p + o != 2:
-                    tw -= 1  # the suit's 2 is the natural at position 2 of this window
-                if tw > 0:
-                    acts[n] = act(A_RUN_NEW, s * 16 + p, 1 + 2 * o)
-                    n += 1
-                if jk > 0:
-                    acts[n] = act(A_RUN_NEW, s * 16 + p, 2 + 2 * o)
-                    n += 1
+                # the wild's place: the missing one, or with three naturals any of the three (a wild
+                # may stand for a natural the hand keeps, as in a set: every legal shape, VARIANTS 17)
+                o = 0 if (w == 7 or not w & 1) else (1 if not w & 2 else 2)
+                o_end = 3 if w == 7 else o + 1
+                if w == 7 and n > LIST_ROOM:
+                    o_end = 0  # a hand of most of the pack: the listing keeps room for the rest (512)
+                while o < o_end:
+                    tw = tw_all - own2 if p + o == 2 else tw_all  # twos_as_wild(hand, s, p + o)
+                    if p <= 2 and own2 > 0 and p + o != 2:
+                        tw -= 1  # the suit's 2 is the natural at position 2 of this window
+                    if tw > 0:
+                        acts[n] = act(A_RUN_NEW, s * 16 + p, 1 + 2 * o)
+                        n += 1
+                    if jk > 0:
+                        acts[n] = act(A_RUN_NEW, s * 16 + p, 2 + 2 * o)
+                        n += 1
+                    o += 1
+        # four cards: E6 as _keep_ok(hn - 4, can_empty(...))
+        if maxw >= 2 and minn <= 2 and tw_all + jk >= 2 and (hn >= 6 or can_empty(st, rp, side)):
+            n = _list_gap_runs(hand, bits, lo_min, tw_all, jk, acts, n)
     wild_any = tw_all + jk > 0
     valid = 0x7FFF & ~below  # the positions lo_min..14 a run may reach
     # the runs that can take a card, from the side's run index (run_index.py): those with an end
@@ -306,7 +303,11 @@ def list_run_captures(st, rp, seat, acts, n):
         return n  # an open pile is taken whole (list_draw_actions): no call of run_capture_top
     pn = st.sc[SC_PILE_N]
     if rp[R_PILE_CLOSED] != 0 and pn > 0 and is_wild(st.pile[pn - 1]) and not locked(st, rp):
-        return list_wild_run_captures(st, rp, seat, acts, n, st.pile[pn - 1])  # E15 on runs
+        t = st.pile[pn - 1]
+        n = list_wild_run_captures(st, rp, seat, acts, n, t)  # E15 on runs (and the own 2 onto a run)
+        if t != JOKER and min_pos(rp) <= 2:
+            n = _own_two_new_runs(st, rp, seat, acts, n, t)
+        return n
     t = run_capture_top(st, rp)
     if t < 0:
         return n
@@ -347,25 +348,9 @@ def list_run_captures(st, rp, seat, acts, n):
         if q < lo_min:
             continue
         for p in range(max(lo_min, q - 2), min(q, 12) + 1):
-            miss = -1
-            nmiss = 0
-            for o in range(3):
-                if p + o != q and hand[pos_kind(s, p + o)] == 0:
-                    miss = o
-                    nmiss += 1
-            if nmiss == 0:
-                acts[n] = act(A_CAP_RUN, s * 16 + p, 0)
-                n += 1
-            elif nmiss == 1 and wild_ok:
-                tw = twos_as_wild(hand, s, p + miss)
-                if p <= 2 and hand[s * 13 + 1] > 0 and p + miss != 2:
-                    tw -= 1  # the suit's 2 is the natural at position 2 of this window
-                if tw > 0:
-                    acts[n] = act(A_CAP_RUN, s * 16 + p, 1 + 2 * miss)
-                    n += 1
-                if jk > 0:
-                    acts[n] = act(A_CAP_RUN, s * 16 + p, 2 + 2 * miss)
-                    n += 1
+            n = _window_captures(hand, s, p, q - p, jk, wild_ok, 0, acts, n)
+    if wild_ok and rp[R_MAX_WILDS] >= 2 and (after >= 5 or can_empty(st, rp, side)):  # _keep_ok(after - 3)
+        n = _gap_captures(hand, s, r, lo_min, jk, 0, acts, n)
     return n
 
 
@@ -389,34 +374,6 @@ def _recount(st, rp, side, m, was, was_clean):
     now, now_clean = _canasta(st, rp, side, m)
     st.ss[side, SS_CANASTAS] += (1 if now else 0) - (1 if was else 0)
     st.ss[side, SS_CLEAN] += (1 if now_clean else 0) - (1 if was_clean else 0)
-
-
-@njit(cache=True, _nrt=False)
-def _take_run_wild(hand, se, mh, mc, s, p, joker):
-    """Move a wild from the hand to a run at position ``p``: a joker, or a 2 (another suit's
-    first, so the run's own 2 stays available as a natural).  Returns its kind.  ``hand``,
-    ``se``: the seat's rows of ``State.hand`` and ``State.se``; ``mh``, ``mc``: the run's rows of
-    ``State.mh`` and ``State.mc`` (rows, not the State: a call that passes the whole State costs
-    more than this body)."""
-    k = -1
-    if joker:
-        k = JOKER
-    else:
-        for ss in range(4):
-            if ss != s and hand[ss * 13 + 1] > 0:
-                k = ss * 13 + 1
-                break
-        if k < 0 and p != 2 and hand[s * 13 + 1] > 0:
-            k = s * 13 + 1
-    hand[k] -= 1  # melds._hand_to_meld on the rows
-    se[SE_HAND_N] -= 1
-    mc[k] += 1
-    mh[MH_N] += 1
-    mh[MH_WILD] += 1
-    mh[MH_WMASK] |= 1 << p
-    if k == JOKER:
-        mh[MH_JOKERS] += 1
-    return k
 
 
 @njit(cache=True, _nrt=False)
@@ -471,12 +428,16 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         st.mh[side, m, MH_LO] = p
         st.mh[side, m, MH_HI] = p + 2
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
+        if y >= RUN_GAP:
+            _lay_gap_run(st, rp, seat, side, m, s, p, y - RUN_GAP, np.int64(-1))
+            return m
         ks = _fill_run(
             st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], s, p, y, np.int64(-1)
         )  # one compile
         log_event(st, EV_NEW_RUN, seat, m, 3)
         for k in ks:
             log_event(st, EV_CARD, seat, k, m)
+        own_two_home(st.mh[side, m], st.mc[side, m])  # the clean reading of its cards
         _recount(st, rp, side, m, False, False)  # count_canastas, for the new run
         note_run(rp, st.ss[side], st.mh[side, m], m)
         return m
@@ -503,6 +464,7 @@ def apply_run_action(st, rp, seat, a_type, x, y):
         st.mh[side, m, MH_HI] = p
     st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
     log_event(st, EV_EXTEND_RUN, seat, m, k + 64 * end)
+    own_two_home(st.mh[side, m], st.mc[side, m])  # the clean reading of its cards
     _recount(st, rp, side, m, was, was_clean)  # count_canastas, for the one run that changed
     note_run(rp, st.ss[side], st.mh[side, m], m)
     return m
@@ -513,9 +475,17 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
     """Meld the taken pile's top card ``t`` into a run: onto an end of run ``x``
     (``A_CAP_EXT``, y = end) or in a new run (``A_CAP_RUN``) with two cards of the hand; a wild
     top card (``lock_by_wild`` off) is melded as a wild (:func:`~.run_options.wild_top_onto_run`)."""
-    if is_wild(t):
-        return wild_top_onto_run(st, rp, seat, a_type, x, y, t)
     side = side_of(rp, seat)
+    if is_wild(t):
+        own_place = False  # the suit's own 2 at position 2: a natural (004)
+        if a_type == A_CAP_RUN:
+            own_place = y >= RUN_TOP_NAT
+        elif t != JOKER and y == END_LOW:
+            own_place = st.mh[side, x, MH_SUIT] * 13 + 1 == t and st.mh[side, x, MH_LO] == 3
+        if not own_place:
+            return wild_top_onto_run(st, rp, seat, a_type, x, y, t)
+        if a_type == A_CAP_RUN:
+            y -= RUN_TOP_NAT
     st.se[seat, SE_MELDED_NOW] = 1
     if a_type == A_CAP_EXT:
         m = x
@@ -528,6 +498,7 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
         st.mh[side, m, MH_NAT] += 1
         st.mh[side, m, MH_GREW] = st.sc[SC_TURN]
         log_event(st, EV_EXTEND_RUN, seat, m, t + 64 * y)
+        own_two_home(st.mh[side, m], st.mc[side, m])  # the clean reading of its cards
         count_canastas(st, rp, side)
         note_run(rp, st.ss[side], st.mh[side, m], m)
         return m
@@ -545,10 +516,14 @@ def run_top_card(st, rp, seat, a_type, x, y, t):
     st.mc[side, m, t] += 1  # _put_natural, written in place
     st.mh[side, m, MH_N] += 1
     st.mh[side, m, MH_NAT] += 1
+    if y >= RUN_GAP:
+        _lay_gap_run(st, rp, seat, side, m, s, p, y - RUN_GAP, np.int64(q - p))
+        return m
     ks = _fill_run(st.hand[seat], st.se[seat], st.mh[side, m], st.mc[side, m], s, p, y, q - p)
     log_event(st, EV_NEW_RUN, seat, m, 3)
     for o in range(3):
         log_event(st, EV_CARD, seat, t if o == q - p else ks[o], m)
+    own_two_home(st.mh[side, m], st.mc[side, m])  # the clean reading of its cards
     count_canastas(st, rp, side)
     note_run(rp, st.ss[side], st.mh[side, m], m)
     return m

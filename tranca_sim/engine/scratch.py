@@ -2,7 +2,7 @@
 
 Strategies run in kernels compiled with ``_nrt=False`` (docs/strategies.md): they
 may not allocate numpy arrays.  A strategy that needs work arrays (the search
-player, :mod:`tranca_sim.engine.search`) takes one block from the C library's
+player, :mod:`tranca_sim.strategies.pimc_search`) takes one block from the C library's
 ``malloc`` with :func:`sys_malloc`, views typed arrays into it with :func:`view`
 and gives it back with :func:`sys_free` before it returns.  The intrinsics name
 ``malloc`` and ``free`` by symbol (no address is baked into the code), so the

@@ -116,7 +116,13 @@ SS_RUN_ENDS = 15  # + k (0..51): bit m set when run row m has an end position (i
 #                   lowest..14, just outside the run) whose natural is kind k
 SS_RUN_ROOM = 67  # bit m: run row m has an end position and fewer than max_wilds wilds
 SS_RUN_KINDS = 68  # + j (0, 1): bit k - 26 j set when SS_RUN_ENDS + k is not 0 (kinds 0-25, 26-51)
-SS_LEN = 70
+# what the tips' manipulation checks read (issue 22; tranca_sim/lab/statistics/checks.py), filled as play goes
+SS_FIRST_CANASTA = 70  # turn (0-based) at whose end the side first had a canasta on the table; -1
+SS_WILD_TURNS = 71  # the side's turns that ended with a wild (2 or joker) in the player's hand
+SS_FEEDS = 72  # discards of a natural that fits a meld of the next player's side (its set rank, a run end)
+SS_B3_GUARD = 73  # black-3 locks made while the player's hand still held a natural fitting such a meld
+SS_SECOND_MELDS = 74  # new same-rank melds of a rank the side already had a same-rank meld of
+SS_LEN = 75
 
 MS_WAITING = 0
 MS_DIRECT = 1  # taken by melding the last card: played in the same turn

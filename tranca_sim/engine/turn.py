@@ -52,6 +52,7 @@ from .cards import N_KINDS
 from .jit import njit
 from .melds import can_empty, is_black3, is_wild, locked, meld_top_card, side_of
 from .obs import A_CAP_EXT, A_CAP_NEW, A_CAP_OPEN, A_CAP_RUN
+from .play_facts import note_discard
 from .run_index import run_index_errors
 from .runs import run_errors, run_top_card
 from .state import (
@@ -319,6 +320,7 @@ def discard(st, rp, seat, k):
         go_out(st, rp, seat)  # the going-out discard locks nothing: no one plays after it
         return True
     count_lock(st, rp, side)
+    note_discard(st, rp, seat, side, k)
     if st.se[seat, SE_HAND_N] == 0:
         take_morto(st, rp, seat, np.bool_(False))
     return False
@@ -379,12 +381,12 @@ def lay_red3s_at_end(st, rp):
 def special_bonus(rp, lo, hi):
     """What a clean run from position ``lo`` to ``hi`` scores beyond ``clean_bonus`` as a special
     canasta (``004_083ae37bb3863d19.txt`` Common variations "Special canastras": a clean A-K run
-    500, an A..A run 1000, instead of the clean canasta's 200; E24): 0 for any other run."""
-    if lo != 1:
-        return 0
-    if hi == 14:
+    500, an A..A run 1000, instead of the clean canasta's 200; E24): 0 for any other run.  The cards
+    decide (VARIANTS 16): a clean run 2..A (the suit's own 2 natural at its place, the ace high) holds
+    exactly the A-K cards of its suit, as the run A..K does, and scores as A-K."""
+    if hi - lo == 13:  # 1..14
         return SPECIAL_AA_BONUS - rp[R_CLEAN_BONUS]
-    if hi == 13:
+    if hi - lo == 12 and lo <= 2:  # 1..13 or 2..14
         return SPECIAL_AK_BONUS - rp[R_CLEAN_BONUS]
     return 0
 

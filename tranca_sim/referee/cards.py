@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..engine.cards import parse, to_str
+from ..cards import parse, to_str
 from ..rules import PRESETS, Rules
 
 SIDES = ("A", "B", "C")

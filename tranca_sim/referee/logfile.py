@@ -11,6 +11,7 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 
+from .._plural import spelled
 from ..rules import PRESETS, Rules, RulesError
 from .cards import SIDES, _card, _pack
 from .questions import SCORE_PARTS
@@ -171,9 +172,9 @@ def _normalize(log, rules: Rules | None = None) -> tuple[Rules, list[str], list[
             elif typ == "bool" and not isinstance(v, bool):
                 raise LogFormatError(f"{act}: {k!r} must be true or false", index=i)
             elif typ == "reason" and v not in _END_REASONS:
-                raise LogFormatError(f"end: unknown reason {v!r}; known: {', '.join(_END_REASONS)}", index=i)
+                raise LogFormatError(f"end: unknown reason {spelled(v)}; known: {', '.join(_END_REASONS)}", index=i)
             elif typ == "side" and v not in SIDES:
-                raise LogFormatError(f'{act}: {k!r} must be "A" or "B", got {v!r}', index=i)
+                raise LogFormatError(f'{act}: {k!r} must be "A" or "B", got {spelled(v)}', index=i)
             elif typ == "seat" and v is not None and not (_is_int(v) and -1 <= v < players):
                 raise LogFormatError(f"{act}: {k!r} must be -1..{players - 1} or null", index=i)
         # optional fields of runs (docs/log-format.md): "run" on a meld, "end" on an extension

@@ -159,8 +159,16 @@ def _as_run(cards: list[str], rules: Rules, in_order: bool) -> tuple[MeldCheck, 
     if not rules.meld_runs:
         return MeldCheck(False, reason="runs are not played in this rule set (meld_runs off)"), "illegal_meld"
     lay, why = ordered_run(cards, rules)
-    if lay is None and not in_order:
-        lay, why = any_order_run(cards, rules)
+    if not in_order:
+        # VARIANTS 16, 17: the verdict depends on the cards, not on their listed order.  Where the
+        # cards can be laid clean, the clean reading holds (3C 4C 2C is 2-3-4, not 3-4 with the 2
+        # for the 5); a clean run holding A..K of a suit is A-K (a special canasta), whichever
+        # order lists it; otherwise the listed order fixes where a wild stands, when it is a run so
+        alt, alt_why = any_order_run(cards, rules)
+        if lay is None or (alt is not None and len(alt.wild_at) < len(lay.wild_at)) or (
+            alt is not None and not alt.wild_at
+        ):
+            lay, why = alt, alt_why
     if lay is None:
         return MeldCheck(False, reason=why), "illegal_meld"
     return _run_answer(lay, len(cards), rules), None
@@ -196,8 +204,11 @@ def validate_meld(cards, rules: Rules | None = None, going_out: bool = False) ->
         A..A the longest, no wrap-around K-A-2 (VARIANTS 6); the suit's 2 in
         its own place natural (004, VARIANTS 1); the same wild and natural
         limits as a set (E17); with special 3s positions 4..A only (E16).
-        Cards in position order fix where each wild stands; in any other
-        order the arrangement with the fewest wilds is read.  The answer says
+        The verdict depends on the cards, not their order (VARIANTS 16, 17):
+        the arrangement with the fewest wilds is read (``3C 4C 2C`` is the
+        clean 2-3-4), a clean A..K of a suit is A-K however it is listed;
+        among arrangements with as many wilds, cards in position order fix
+        where each wild stands.  The answer says
         ``kind`` (``"set"``/``"run"``), ``clean``, ``canasta``, and for a run
         ``suit``, ``low``, ``high`` and ``wild_at``.  Whether the side may
         hold another meld of that rank is a question about the table, not the
@@ -282,7 +293,8 @@ def score_side(
         For an unknown card, an illegal meld, a black-3 set when the side did not
         go out (000 Gameplay 6), going out without the morto or the preset's
         canasta (000 Gameplay 11), a red 3 in hand or a red-3 count outside
-        0..4 (000 Gameplay 5), or more copies of a card than the pack holds.
+        0..4 (000 Gameplay 5), any red 3s in a rule set whose 3s are plain
+        cards (``threes_special`` off, the Buraco presets), or more copies of a card than the pack holds.
 
     Examples
     --------
@@ -343,6 +355,11 @@ def score_side(
         seen.update(r3)
     if not 0 <= n_red3 <= 4:
         raise ValueError(f"a side has 0 to 4 red 3s (the pack holds 4), got {n_red3}")
+    if n_red3 and not rules.threes_special:
+        raise ValueError(
+            f"this rule set has no red-3 area (3s are plain cards, threes_special off; 004 Card values): "
+            f"give red3=0 and count each red 3 as a melded or hand card; got {n_red3}"
+        )
     hand = _cards(hand_cards)
     if rules.threes_special and any(_red3(c) for c in hand):
         raise ValueError(

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import combinations_with_replacement
 
 from ..rules import Rules
 from .cards import SIDES, _black3, _pack, _rank, _red3, _wild
 from .questions import _meld_check, score_side
-from .runs import _limits_reason, layout_at, lowest_position, pos_card
+from .runs import _limits_reason, any_order_run, layout_at, lowest_position, pos_card
 
 
 class _Foul(Exception):
@@ -245,16 +246,33 @@ class _Table:
                 melds = [cards if x is m else x.cards for x in self.melds[side]]
                 if after >= 2 or self._empty_ok_with(side, melds):
                     return True
-        if after - 2 < 2 and not self.can_empty(side):
-            return False
-        hand = sorted(set(self.hands[seat].elements()))
-        for i, a in enumerate(hand):
-            for b in hand[i:]:
-                if a == b and self.hands[seat][a] < 2:
+        return self._new_run_with_top(seat, t, after, max_from_hand=3)
+
+    def _new_run_with_top(self, seat: int, t: str, after: int, max_from_hand: int) -> bool:
+        """A new run of the pile's top card ``t`` and two (or, where a meld holds two wilds, three:
+        natural-wild-wild-natural, VARIANTS 17) cards of the hand held before, read from the cards
+        alone (:func:`_meld_check`), with the keep rule (E6) and E19 (000 Gameplay 3, VARIANTS 4)."""
+        side = self.side(seat)
+        hand = self.hands[seat]
+        kinds = sorted(hand)
+        for k in range(2, max_from_hand + 1):
+            if k == 3 and self.r.max_wilds < 2:
+                break
+            if after - k < 2 and not self.can_empty(side):
+                break
+            for sub in combinations_with_replacement(kinds, k):
+                if any(hand[c] < sub.count(c) for c in set(sub)):
                     continue
-                chk, _ = _meld_check([t, a, b], self.r, False, run=None)
-                if chk.legal and chk.kind == "run" and not _wild(t) and self.may_open_run(side, chk.suit):
-                    return True
+                chk, _ = _meld_check([t, *sub], self.r, False, run=None)
+                if not (chk.legal and chk.kind == "run" and self.may_open_run(side, chk.suit)):
+                    continue
+                if (
+                    k == 3
+                    and _wild(t)
+                    and not (chk.suit == t[-1] and chk.low <= 2 <= chk.high and 2 not in chk.wild_at)
+                ):
+                    continue  # a wild on top with three cards of the hand: not played (docs/rules.md E15)
+                return True
         return False
 
     def run_extension(self, m: _Meld, c: str, end: str) -> tuple[list[str], str | None]:
@@ -339,29 +357,34 @@ class _Table:
     def _wild_run_capture_possible(self, seat: int, t: str, after: int) -> bool:
         side = self.side(seat)
         for m in self.melds[side]:
-            if m.kind != "run" or m.wilds >= self.r.max_wilds:
+            if m.kind != "run":
                 continue
             for end in ("low", "high"):
-                q = m.low - 1 if end == "low" else m.low + len(m.cards)
-                if q == 2:
-                    continue  # the wild never stands at the 2's place (the suit's 2 is natural there)
+                # at the 2's place a wild stands for the suit's 2, and the suit's own 2 is the natural
+                # there (004, VARIANTS 17; E26)
                 cards, why = self.run_extension(m, t, end)
                 if why is not None:
                     continue
                 melds = [cards if x is m else x.cards for x in self.melds[side]]
                 if after >= 2 or self._empty_ok_with(side, melds):
                     return True
-        if after - 2 < 2 and not self.can_empty(side):
-            return False
-        nats = sorted({c for c in self.hands[seat].elements() if not _wild(c)})
-        for i, a in enumerate(nats):
-            for b in nats[i + 1 :]:
-                if a[-1] != b[-1] or not self.may_open_run(side, a[-1]):
-                    continue
-                chk, _ = _meld_check([a, b, t], self.r, False, run=None)
-                if chk.legal and chk.kind == "run" and 2 not in chk.wild_at:
-                    return True
-        return False
+        # a wild on top with two cards of the hand; the suit's own 2 on top, natural at its place,
+        # also in natural-wild-wild-natural (2-w-w-5) where a meld holds two wilds
+        return self._new_run_with_top(seat, t, after, max_from_hand=2 if t == "JK" else 3)
+
+    def settle_run(self, m: _Meld) -> None:
+        """Read a run by its cards (VARIANTS 16, 17): laid dirty in place, but with cards that read as
+        a clean run (3C 4C 5C with the 2C standing for the 6C holds the cards of 2C 3C 4C 5C), it is
+        that clean run, the suit's 2 natural in its place (004), as the engine keeps it."""
+        if m.kind != "run":
+            return
+        lay = layout_at(m.cards, m.suit, m.low)
+        if lay is None or not lay.wild_at:
+            return
+        alt, _ = any_order_run(m.cards, self.r)
+        if alt is not None and not alt.wild_at:
+            m.cards = [pos_card(alt.suit, p) for p in range(alt.low, alt.high + 1)]
+            m.low = alt.low
 
     def may_open_run(self, side: int, suit: str) -> bool:
         """E19: a new run of ``suit``, unless ``several_runs_per_suit`` is off and the side has one."""

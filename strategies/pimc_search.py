@@ -1,0 +1,679 @@
+"""Determinised Monte Carlo search for one decision (numba): the engine side of the ``search`` strategy.
+
+Method ("perfect information Monte Carlo", PIMC): at a decision the player
+samples ``worlds`` full deals consistent with what it has seen (its
+:data:`~tranca_sim.engine.obs.Obs`), plays every legal choice out in each world
+with a fixed rollout policy for all four seats, and takes the choice with the
+best mean score difference (own side minus the other) at the end of the deal,
+or at a static evaluation after ``turns`` more turns.  Ginsberg (2001), "GIB:
+Imperfect information in a computationally challenging game", JAIR 14; Long,
+Sturtevant, Buro & Furtak (2010), "Understanding the success of perfect
+information Monte Carlo sampling in game tree search", AAAI; compare
+information-set MCTS, Cowling, Powley & Whitehouse (2012), IEEE TCIAIG 4(2).
+
+**It never peeks.**  :func:`search_choice` receives only the Obs, the legal
+actions and the strategy's own random stream.  :func:`sample_world` builds each
+world from the Obs alone: the player's hand, the melds, the pile, the red 3s,
+the cards each seat took from the pile (``Obs.taken``), the hand sizes, the
+morto states and the stock size are copied; the cards nobody has seen are
+shuffled into the other hands, the waiting mortos and the stock, the cards a
+seat took from the pile and that are seen nowhere else going first into that
+seat's hand.  Two deals with the same Obs and the same stream give the same
+worlds and the same decision, whatever their hidden cards.
+
+Rollouts replay the engine's own turn functions (:mod:`tranca_sim.engine.turn`,
+:mod:`~tranca_sim.engine.melds`, :mod:`~tranca_sim.engine.runs`) in
+:func:`rollout_turn`, a copy of :func:`tranca_sim.engine.deal.play_turn` that
+asks the rollout policy directly instead of the strategy switch (the switch
+holds the search player itself); ``tests/test_search.py`` checks that the copy
+plays whole deals exactly as the engine does.
+
+Scope: 4 seats in two partnerships, same-rank melds and runs, face-down or
+face-up mortos.  Not reconstructed from the Obs (not in it): whether a seat has
+melded before this turn (for em cima: taken as "its side has melds") and which
+seat holds an indirectly taken morto not yet played (guessed from hand sizes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tranca_sim.engine.cards import N_KINDS
+from tranca_sim.engine.contract import N_PARAMS
+from tranca_sim.engine.jit import njit
+from tranca_sim.engine.melds import (
+    apply_meld_action,
+    can_empty,
+    can_go_out,
+    count_canastas,
+    is_red3,
+    list_draw_actions,
+    list_meld_actions,
+)
+from tranca_sim.engine.obs import (
+    A_RUN_EXT,
+    A_RUN_NEW,
+    A_RUN_SWAP,
+    A_STOCK,
+    PUB_HAND_N,
+    PUB_LEN,
+    PUB_MELDED_NOW,
+    PUB_MORTO,
+    PUB_N_MELDS,
+    PUB_NO_DISCARD,
+    PUB_PILE_N,
+    PUB_RED3,
+    PUB_REDRAW_CARD,
+    PUB_REDRAWN,
+    PUB_SEAT,
+    PUB_STOCK_N,
+    PUB_TURN,
+    act_type,
+    act_x,
+    act_y,
+    may_discard,
+)
+from tranca_sim.engine.observe import player_obs as _obs
+from tranca_sim.engine.rng import next_u64, randbelow, seed_stream
+from tranca_sim.engine.run_index import note_run
+from tranca_sim.engine.runs import apply_run_action, list_run_actions, list_run_captures
+from tranca_sim.engine.scratch import sys_free, sys_malloc, view
+from tranca_sim.engine.state import (
+    END_STOCK_OUT,
+    END_TURN_LIMIT,
+    MAX_SEATS,
+    MAXM,
+    MH_LEN,
+    MH_TYPE,
+    MS_INDIRECT,
+    MS_WAITING,
+    MT_RUN,
+    PACK_MAX,
+    SC_DECK_N,
+    SC_FIRST_SEAT,
+    SC_LEN,
+    SC_LOG_ON,
+    SC_NO_DISCARD,
+    SC_OUT_SEAT,
+    SC_OVER,
+    SC_PILE_N,
+    SC_REDRAWN,
+    SC_SEAT,
+    SC_STOCK_PTR,
+    SC_TURN,
+    SE_HAND_N,
+    SE_LEN,
+    SE_MELDED,
+    SE_MELDED_NOW,
+    SS_INDIRECT_SEAT,
+    SS_LEN,
+    SS_MORTO,
+    SS_MORTO_SEAT,
+    SS_MORTO_TURN,
+    SS_N_MELDS,
+    SS_RED3,
+    State,
+    copy2d,
+    copy3d,
+    copy_state,
+    reset_state,
+)
+from tranca_sim.engine.turn import (
+    after_meld,
+    discard,
+    draw_stock,
+    go_out,
+    lay_red3s_at_end,
+    legal_discard,
+    place_red3s,
+    redraw,
+    redraw_card,
+    score_deal,
+    take_pile,
+)
+from tranca_sim.rules import (
+    R_FIRST_REDRAW,
+    R_MAX_TURNS,
+    R_MELD_RUNS,
+    R_MORTO_SIZE,
+    R_MORTOS_FACE_UP,
+    R_N_JOKERS,
+)
+from tranca_sim.schema import OS_LEN, OS_SCORE
+from tranca_sim.strategies import basic as _basic
+
+PH_DRAW = 0
+PH_MELD = 1
+PH_DISCARD = 2
+
+
+def _policies():
+    """Rollout policies: names and ``basic`` parameter rows.  Row 0 is ``basic`` with its
+    defaults; when the ``tuned`` parameter set exists (``strategies/tuned.py``, the parameters
+    ``tranca-sim tune`` found, ``strategies/tuned/tranca.toml``) it is row 1 and the default."""
+    names = ["basic"]
+    rows = [[float(p[1]) for p in _basic.PARAMS]]
+    try:
+        from tranca_sim.strategies import tuned
+    except ImportError:
+        tuned = None
+    if tuned is not None and hasattr(tuned, "params_row"):
+        names.append("tuned")
+        rows.append([float(x) for x in tuned.params_row("tranca")[: len(_basic.PARAMS)]])
+    prm = np.zeros((len(rows), N_PARAMS), np.float64)
+    for i, r in enumerate(rows):
+        prm[i, : len(r)] = r
+    return tuple(names), prm
+
+
+#: ``search:policy=i`` plays rollouts with ``basic``'s functions and row i (a numba constant:
+#: ``tranca_sim/_cache.py`` hashes ``strategies/tuned/*.toml`` so new tuned values recompile)
+POLICY_NAMES, POLICY_PRM = _policies()
+DEFAULT_POLICY = len(POLICY_NAMES) - 1
+
+#: the search player's tip (:mod:`tranca_sim.strategies.pimc`): ``TIP_SLOTS`` triples (a parameter index of
+#: ``basic``, its value with the tip, its value without; index -1: none) from parameter ``TIP_AT``
+TIP_AT = 5
+TIP_SLOTS = 2
+
+MAX_CAND = 64  # candidates per decision (meld actions are at most ~40, discard kinds 53)
+
+
+# ---- the rollout policy ------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
+    """The meld phase of ``seat``'s turn under the rollout policy (``basic`` with ``prm``), as in
+    :func:`tranca_sim.engine.deal.play_turn`.  Returns True if the deal is over."""
+    while True:
+        n = list_meld_actions(st, rp, seat, acts)
+        if rp[R_MELD_RUNS] != 0:
+            n = list_run_actions(st, rp, seat, acts, n)
+        if n == 0:
+            return False
+        i = _basic.choose_meld(prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
+        if i < 0 or i >= n:
+            return False
+        if apply_meld(st, rp, seat, acts[i]):
+            return True
+
+
+@njit(cache=True, _nrt=False)
+def apply_meld(st, rp, seat, a):
+    """Lay meld action ``a`` for ``seat``; True if the deal is then over (went out)."""
+    t = act_type(a)
+    if t == A_RUN_NEW or t == A_RUN_EXT or t == A_RUN_SWAP:
+        apply_run_action(st, rp, seat, t, act_x(a), act_y(a))
+    else:
+        apply_meld_action(st, rp, seat, t, act_x(a), act_y(a))
+    return after_meld(st, rp, seat)
+
+
+@njit(cache=True, _nrt=False)
+def discard_phase(st, rp, seat, prm, rng, pub, hidden):
+    """The discard of ``seat``'s turn under the rollout policy, as in ``play_turn``."""
+    if st.se[seat, SE_HAND_N] == 0:
+        if can_go_out(st, rp, seat & 1):
+            go_out(st, rp, seat)
+        else:
+            st.sc[SC_OVER] = END_STOCK_OUT
+        return
+    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, seat & 1):
+        st.sc[SC_OVER] = END_STOCK_OUT
+        return
+    k = _basic.choose_discard(prm, _obs(st, rp, seat, pub, hidden), rng)
+    if not legal_discard(st, rp, seat, k):
+        for kk in range(N_KINDS):
+            if legal_discard(st, rp, seat, kk):
+                k = kk
+                break
+    discard(st, rp, seat, k)
+
+
+@njit(cache=True, _nrt=False)
+def apply_draw(st, rp, seat, a):
+    """Draw action ``a`` (the stock or a way to take the pile); True if the deal is then over."""
+    if act_type(a) == A_STOCK:
+        draw_stock(st, seat)
+        place_red3s(st, rp, seat)
+        return False
+    take_pile(st, rp, seat, act_type(a), act_x(a), act_y(a))
+    return after_meld(st, rp, seat)
+
+
+@njit(cache=True, _nrt=False)
+def rollout_turn(st, rp, seat, prm, rng, acts, pub, hidden):
+    """One whole turn of ``seat`` under the rollout policy: :func:`tranca_sim.engine.deal.play_turn`
+    without the log and the checks, asking ``basic`` (with ``prm``) instead of the strategy switch."""
+    if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
+        st.ss[seat & 1, SS_INDIRECT_SEAT] = -1
+    st.sc[SC_NO_DISCARD] = 0
+    place_red3s(st, rp, seat)
+    n = list_draw_actions(st, rp, seat, acts)
+    if rp[R_MELD_RUNS] != 0:
+        n = list_run_captures(st, rp, seat, acts, n)
+    if n == 0:
+        st.sc[SC_OVER] = END_STOCK_OUT
+        return
+    i = _basic.choose_draw(prm, _obs(st, rp, seat, pub, hidden), acts, n, rng)
+    if i < 0 or i >= n:
+        i = 0
+    if apply_draw(st, rp, seat, acts[i]):
+        return
+    if act_type(acts[i]) == A_STOCK and rp[R_FIRST_REDRAW] != 0 and st.sc[SC_TURN] == 0:
+        k = redraw_card(st, seat)  # 003 first-player redraw, as deal._first_redraw
+        if k >= 0:
+            obs = _obs(st, rp, seat, pub, hidden)
+            pub[PUB_REDRAW_CARD] = k
+            if _basic.choose_redraw(prm, obs, rng) == 1:
+                redraw(st, rp, seat, k)
+    if meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
+        return
+    discard_phase(st, rp, seat, prm, rng, pub, hidden)
+
+
+@njit(cache=True, _nrt=False)
+def end_turn(st, seat):
+    """The bookkeeping of :func:`tranca_sim.engine.deal.play_deal` after a turn."""
+    st.se[seat, SE_MELDED] |= st.se[seat, SE_MELDED_NOW]
+    st.se[seat, SE_MELDED_NOW] = 0
+    st.sc[SC_TURN] += 1
+    st.sc[SC_SEAT] = (seat + 1) % 4
+
+
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: one level fewer above the rollout turn
+def rollout(st, rp, prm, rngs, acts, pub, hidden, turns):
+    """Play on from ``st`` under the rollout policy until the deal ends or ``turns`` turns have
+    been played (``turns <= 0``: to the end).  ``rngs`` ``uint64[4, 4]``: one stream per seat."""
+    rollout_sides(st, rp, prm, prm, 0, rngs, acts, pub, hidden, turns)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def rollout_sides(st, rp, prm, tprm, side, rngs, acts, pub, hidden, turns):
+    """:func:`rollout` with the seats of ``side`` playing the parameter row ``tprm`` (the search
+    player's own side following its tip) and the others ``prm``.  A deal that ends here ends as in
+    :func:`tranca_sim.engine.deal.play_deal`: every red 3 still held is laid in its side's area (E4:
+    a seat whose turn never came, or a morto taken by the discard whose taker never played again)."""
+    max_turns = rp[R_MAX_TURNS]
+    played = 0
+    while st.sc[SC_OVER] == 0:
+        if turns > 0 and played >= turns:
+            return
+        if st.sc[SC_TURN] >= max_turns:
+            st.sc[SC_OVER] = END_TURN_LIMIT
+            break
+        seat = st.sc[SC_SEAT]
+        if (seat & 1) == side:
+            rollout_turn(st, rp, seat, tprm, rngs[seat], acts, pub, hidden)
+        else:
+            rollout_turn(st, rp, seat, prm, rngs[seat], acts, pub, hidden)
+        end_turn(st, seat)
+        played += 1
+    lay_red3s_at_end(st, rp)
+
+
+@njit(cache=True, _nrt=False)
+def evaluate(st, rp, side, out):
+    """Score difference ``side`` minus the other side: the deal's score if it is over, else the
+    static evaluation "the score if the deal stopped now" (melds, canasta bonuses, red 3s, a
+    waiting morto's penalty, cards in hand).  A deal over has had its held red 3s laid by the
+    rollout (:func:`rollout_sides`), as the engine lays them."""
+    score_deal(st, rp, out)
+    return out[side, OS_SCORE] - out[1 - side, OS_SCORE]
+
+
+# ---- worlds ------------------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def sample_world(obs, rng, st, unseen, pool):
+    """Fill ``st`` with one full deal consistent with ``obs`` (hidden cards drawn with ``rng``).
+
+    ``unseen`` ``int64[N_KINDS]`` and ``pool`` ``int16[PACK_MAX]`` are scratch.  Returns the
+    number of unseen cards dealt.  Reads nothing but ``obs``: the other hands, the waiting
+    face-down mortos and the stock are a uniform deal of the cards not seen (the pack minus the
+    player's hand, the melds, the pile and the red 3s laid), except that each seat's hand first
+    gets the cards it took from the pile that are seen nowhere else (up to its hand size), and
+    red 3s go to the mortos and the stock (a hand never keeps one past its turn).
+    """
+    rp = obs.rp
+    pub = obs.pub
+    me = pub[PUB_SEAT]
+    reset_state(st)
+    st.sc[SC_LOG_ON] = 0  # a sampled world is never logged
+    for k in range(N_KINDS):
+        unseen[k] = 2 if k < 52 else rp[R_N_JOKERS]
+        unseen[k] -= obs.hand[k]
+        st.hand[me, k] = obs.hand[k]
+    copy3d(st.mh, obs.mh)
+    copy3d(st.mc, obs.mc)
+    copy2d(st.taken, obs.taken)
+    for sd in range(2):
+        for m in range(pub[PUB_N_MELDS + sd]):
+            for k in range(N_KINDS):
+                unseen[k] -= obs.mc[sd, m, k]
+    pn = pub[PUB_PILE_N]
+    for i in range(pn):
+        st.pile[i] = obs.pile[i]
+        unseen[obs.pile[i]] -= 1
+    for sd in range(2):
+        for _ in range(pub[PUB_RED3 + sd]):
+            k = 15 if unseen[15] > 0 else 28
+            unseen[k] -= 1
+            st.red3[sd, k] += 1
+    face_up = rp[R_MORTOS_FACE_UP] != 0
+    for sd in range(2):
+        if pub[PUB_MORTO + sd] == MS_WAITING:
+            if face_up:
+                for k in range(N_KINDS):
+                    st.morto[sd, k] = obs.morto[sd, k]
+                    unseen[k] -= obs.morto[sd, k]
+    n_hands = 0
+    for j in range(1, 4):
+        s = (me + j) % 4
+        room = pub[PUB_HAND_N + s]
+        for k in range(N_KINDS):
+            if room == 0:
+                break
+            c = min(obs.taken[s, k], unseen[k], room)
+            if c > 0:
+                st.hand[s, k] += c
+                unseen[k] -= c
+                room -= c
+        n_hands += room
+    n = 0
+    for k in range(N_KINDS):
+        for _ in range(unseen[k]):
+            if n < pool.shape[0]:
+                pool[n] = k
+                n += 1
+    for i in range(n - 1, 0, -1):  # Fisher-Yates
+        j = randbelow(rng, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    h = min(n_hands, n)
+    nxt = h
+    for i in range(h):  # red 3s out of the hands: swap with the next non-red-3 card further on
+        if is_red3(pool[i]):
+            while nxt < n and is_red3(pool[nxt]):
+                nxt += 1
+            if nxt < n:
+                t = pool[i]
+                pool[i] = pool[nxt]
+                pool[nxt] = t
+                nxt += 1
+    p = 0
+    for j in range(1, 4):
+        s = (me + j) % 4
+        have = 0
+        for k in range(N_KINDS):
+            have += st.hand[s, k]
+        for _ in range(pub[PUB_HAND_N + s] - have):
+            if p < n:
+                st.hand[s, pool[p]] += 1
+                p += 1
+    if not face_up:
+        for sd in range(2):
+            if pub[PUB_MORTO + sd] == MS_WAITING:
+                for _ in range(rp[R_MORTO_SIZE]):
+                    if p < n:
+                        st.morto[sd, pool[p]] += 1
+                        p += 1
+    stock_n = pub[PUB_STOCK_N]
+    for i in range(stock_n):
+        if p < n:
+            st.deck[i] = pool[p]
+            p += 1
+    st.sc[SC_STOCK_PTR] = 0
+    st.sc[SC_DECK_N] = stock_n
+    st.sc[SC_PILE_N] = pn
+    turn = pub[PUB_TURN]
+    st.sc[SC_TURN] = turn
+    st.sc[SC_SEAT] = me
+    st.sc[SC_FIRST_SEAT] = (me - turn) % 4
+    st.sc[SC_OUT_SEAT] = -1
+    st.sc[SC_REDRAWN] = pub[PUB_REDRAWN] + 1
+    nd = pub[PUB_NO_DISCARD]
+    st.sc[SC_NO_DISCARD] = nd + 1 if nd >= 0 else 0
+    for sd in range(2):
+        st.ss[sd, SS_MORTO] = pub[PUB_MORTO + sd]
+        st.ss[sd, SS_MORTO_TURN] = -1
+        st.ss[sd, SS_MORTO_SEAT] = -1
+        st.ss[sd, SS_RED3] = pub[PUB_RED3 + sd]
+        st.ss[sd, SS_N_MELDS] = pub[PUB_N_MELDS + sd]
+        st.ss[sd, SS_INDIRECT_SEAT] = -1
+        count_canastas(st, rp, sd)
+        if rp[R_MELD_RUNS] != 0:
+            for m in range(pub[PUB_N_MELDS + sd]):  # the listing's run index (run_index.index_runs)
+                if st.mh[sd, m, MH_TYPE] == MT_RUN:
+                    note_run(rp, st.ss[sd], st.mh[sd, m], m)
+        if pub[PUB_MORTO + sd] == MS_INDIRECT:
+            # a seat holding exactly a morto's worth of cards that has not played since taking it
+            # by its discard: the seats after the player up to its own previous turn
+            for j in range(1, 4):
+                s = (me - j) % 4
+                if (s & 1) == sd and pub[PUB_HAND_N + s] == rp[R_MORTO_SIZE]:
+                    st.ss[sd, SS_INDIRECT_SEAT] = s
+                    break
+    for s in range(4):
+        st.se[s, SE_HAND_N] = pub[PUB_HAND_N + s]
+        st.se[s, SE_MELDED] = 1 if pub[PUB_N_MELDS + (s & 1)] > 0 else 0
+    st.se[me, SE_MELDED_NOW] = pub[PUB_MELDED_NOW]
+    return n
+
+
+# ---- the decision ----------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _state_view(p, off):
+    """A State over the block at ``p`` from byte ``off``; returns (state, next offset)."""
+    deck = view(p, off, (PACK_MAX,), np.int16)
+    off += 2 * PACK_MAX
+    hand = view(p, off, (MAX_SEATS, N_KINDS), np.int16)
+    off += 2 * MAX_SEATS * N_KINDS
+    morto = view(p, off, (2, N_KINDS), np.int16)
+    off += 2 * 2 * N_KINDS
+    pile = view(p, off, (PACK_MAX,), np.int16)
+    off += 2 * PACK_MAX
+    mh = view(p, off, (2, MAXM, MH_LEN), np.int16)
+    off += 2 * 2 * MAXM * MH_LEN
+    mc = view(p, off, (2, MAXM, N_KINDS), np.int16)
+    off += 2 * 2 * MAXM * N_KINDS
+    red3 = view(p, off, (2, N_KINDS), np.int16)
+    off += 2 * 2 * N_KINDS
+    taken = view(p, off, (MAX_SEATS, N_KINDS), np.int16)
+    off += 2 * MAX_SEATS * N_KINDS
+    off = (off + 7) // 8 * 8
+    sc = view(p, off, (SC_LEN,), np.int32)
+    off += 4 * SC_LEN
+    ss = view(p, off, (2, SS_LEN), np.int32)
+    off += 4 * 2 * SS_LEN
+    se = view(p, off, (MAX_SEATS, SE_LEN), np.int32)
+    off += 4 * MAX_SEATS * SE_LEN
+    log = view(p, off, (2,), np.int32)
+    off += 8
+    off = (off + 7) // 8 * 8
+    return State(deck, hand, morto, pile, mh, mc, red3, taken, sc, ss, se, log), off
+
+
+STATE_BYTES = 8 * ((2 * (2 * PACK_MAX + 2 * MAX_SEATS * N_KINDS + 4 * N_KINDS + 2 * MAXM * (MH_LEN + N_KINDS)) + 7) // 8) + 8 * ((4 * (SC_LEN + 2 * SS_LEN + MAX_SEATS * SE_LEN) + 8 + 7) // 8)  # fmt: skip
+SCRATCH_BYTES = (
+    2 * STATE_BYTES  # the world, the world played on
+    + 4 * 512  # acts
+    + 4 * PUB_LEN
+    + 2 * 2 * N_KINDS  # hidden (zeros)
+    + 8 * N_PARAMS  # the rollout policy's parameters
+    + 8 * N_PARAMS  # the same with the search player's tip (its own side's rollouts)
+    + 8 * N_PARAMS  # the same with the tip's parameters at their values without the tip
+    + 8 * 4 * 4  # rollout streams
+    + 8 * 4  # world stream
+    + 4 * 2 * OS_LEN
+    + 8 * MAX_CAND  # totals
+    + 4 * MAX_CAND  # candidates
+    + 8 * N_KINDS  # unseen
+    + 2 * PACK_MAX  # pool
+    + 64
+)
+
+
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: one level fewer above the rollout turn
+def _play_candidate(phase, c, st, rp, me, prm, tprm, rngs, acts, pub, hidden, turns):
+    """Play candidate ``c`` (an action code, or for ``PH_MELD`` -1 = stop, for ``PH_DISCARD`` a
+    kind) for seat ``me`` in world ``st``, finish the turn and roll out (``me``'s side with the
+    row ``tprm``, the other side with ``prm``)."""
+    over = False
+    if phase == PH_DRAW:
+        over = apply_draw(st, rp, me, c)
+        if not over:
+            over = meld_phase(st, rp, me, tprm, rngs[me], acts, pub, hidden)
+        if not over:
+            discard_phase(st, rp, me, tprm, rngs[me], pub, hidden)
+    elif phase == PH_MELD:
+        if c >= 0:
+            over = apply_meld(st, rp, me, c)
+            if not over:
+                over = meld_phase(st, rp, me, tprm, rngs[me], acts, pub, hidden)
+        if not over:
+            discard_phase(st, rp, me, tprm, rngs[me], pub, hidden)
+    else:
+        discard(st, rp, me, c)
+    end_turn(st, me)
+    rollout_sides(st, rp, prm, tprm, me & 1, rngs, acts, pub, hidden, turns)
+
+
+@njit(cache=True, _nrt=False)
+def search_choice(phase, search, sprm, obs, acts, n, rng):
+    """The search player's answer at one decision.
+
+    ``phase`` ``PH_DRAW`` / ``PH_MELD`` / ``PH_DISCARD``; ``search`` False: the rollout policy's
+    answer without searching; ``sprm`` the ``search`` strategy's
+    parameter row (``worlds``, ``turns``, ``melds``, ``policy``, ``margin``, see
+    :mod:`tranca_sim.strategies.pimc`; then the tip's slots, :data:`TIP_AT`); ``obs``, ``acts``, ``n``, ``rng`` as the engine passes them to a
+    strategy.  Returns an index into ``acts[:n]`` (draw, meld; -1 = stop melding) or a card kind
+    (discard).  The rollout policy's own answer is kept unless another candidate's mean over the
+    worlds beats it by more than ``margin`` points; candidates are compared on the same worlds
+    and the same rollout streams (common random numbers).  Draws exactly one number from ``rng``
+    when it searches.
+
+    **A tip** (restricted play, Jaffe et al., AIIDE 2012): with a tip in its row (parameters of
+    the rollout policy, each with its value with the tip and without), the rollout policy with
+    the tip's values gives the "own answer", its own side plays that policy in the rollouts (the
+    other side the policy as it is), and wherever the policy with the tip's values and with the
+    values without it disagree (the situation the tip speaks about) the tip's answer is played
+    without searching.  Elsewhere the player searches.  The same player "forbidden the tip" is
+    the tip's values swapped: it plays the answer without the tip where the two disagree.
+    Without a tip it plays exactly as before (the same decisions, the same stream).
+    """
+    worlds = max(1, int(sprm[0]))
+    turns = int(sprm[1])
+    pol = min(max(int(sprm[3]), 0), POLICY_PRM.shape[0] - 1)
+    margin = sprm[4]
+    me = obs.pub[PUB_SEAT]
+    side = me & 1
+    rp = obs.rp
+    # the rollout policy's own answer, and the candidates
+    p = sys_malloc(SCRATCH_BYTES)
+    base, off = _state_view(p, 0)
+    st, off = _state_view(p, off)
+    wacts = view(p, off, (512,), np.int32)
+    off += 4 * 512
+    pub = view(p, off, (PUB_LEN,), np.int32)
+    off += 4 * PUB_LEN
+    hidden = view(p, off, (2, N_KINDS), np.int16)
+    off += 4 * N_KINDS
+    off = (off + 7) // 8 * 8
+    prm = view(p, off, (N_PARAMS,), np.float64)
+    off += 8 * N_PARAMS
+    tprm = view(p, off, (N_PARAMS,), np.float64)
+    off += 8 * N_PARAMS
+    oprm = view(p, off, (N_PARAMS,), np.float64)
+    off += 8 * N_PARAMS
+    rngs = view(p, off, (4, 4), np.uint64)
+    off += 8 * 16
+    wrng = view(p, off, (4,), np.uint64)
+    off += 8 * 4
+    totals = view(p, off, (MAX_CAND,), np.float64)
+    off += 8 * MAX_CAND
+    unseen = view(p, off, (N_KINDS,), np.int64)
+    off += 8 * N_KINDS
+    out = view(p, off, (2, OS_LEN), np.int32)
+    off += 4 * 2 * OS_LEN
+    cand = view(p, off, (MAX_CAND,), np.int32)
+    off += 4 * MAX_CAND
+    pool = view(p, off, (PACK_MAX,), np.int16)
+    hidden[:] = 0
+    for i in range(N_PARAMS):
+        prm[i] = POLICY_PRM[pol, i]
+        tprm[i] = prm[i]
+        oprm[i] = prm[i]
+    tipped = False  # the tip it follows (sprm[TIP_AT..]): (basic's parameter index, value, value without)
+    for j in range(TIP_SLOTS):
+        ti = int(sprm[TIP_AT + 3 * j])
+        if 0 <= ti < N_PARAMS:
+            tprm[ti] = sprm[TIP_AT + 3 * j + 1]
+            oprm[ti] = sprm[TIP_AT + 3 * j + 2]
+            tipped = True
+    nc = 0
+    own = 0
+    binds = False  # the tip changes the policy's answer here: the tip decides, no search
+    if phase == PH_DRAW:
+        own_i = _basic.choose_draw(tprm, obs, acts, n, rng)
+        if tipped:
+            binds = _basic.choose_draw(oprm, obs, acts, n, rng) != own_i
+        for i in range(min(n, MAX_CAND)):
+            cand[nc] = acts[i]
+            nc += 1
+        own = own_i if 0 <= own_i < nc else 0
+    elif phase == PH_MELD:
+        own_i = _basic.choose_meld(tprm, obs, acts, n, rng)
+        if tipped:
+            binds = _basic.choose_meld(oprm, obs, acts, n, rng) != own_i
+        cand[0] = -1
+        nc = 1
+        for i in range(min(n, MAX_CAND - 1)):
+            cand[nc] = acts[i]
+            nc += 1
+        own = own_i + 1 if -1 <= own_i < n else 0
+    else:
+        own_k = _basic.choose_discard(tprm, obs, rng)
+        if tipped:
+            binds = _basic.choose_discard(oprm, obs, rng) != own_k
+        own = -1
+        for k in range(N_KINDS):
+            if may_discard(obs, k):
+                if k == own_k:
+                    own = nc
+                cand[nc] = k
+                nc += 1
+        own = max(own, 0)
+    if search and nc > 1 and not binds:
+        key = next_u64(rng)
+        for c in range(nc):
+            totals[c] = 0.0
+        for w in range(worlds):
+            seed_stream(wrng, key, w, 0)
+            sample_world(obs, wrng, base, unseen, pool)
+            for c in range(nc):
+                copy_state(st, base)
+                for s in range(4):
+                    seed_stream(rngs[s], key, w, 1 + s)
+                _play_candidate(phase, cand[c], st, rp, me, prm, tprm, rngs, wacts, pub, hidden, turns)
+                totals[c] += evaluate(st, rp, side, out)
+        best = own
+        best_v = totals[own] + margin * worlds
+        for c in range(nc):
+            if totals[c] > best_v:
+                best = c
+                best_v = totals[c]
+        own = best
+    if phase == PH_DRAW:
+        ans = own
+    elif phase == PH_MELD:
+        ans = own - 1
+    else:
+        ans = cand[own] if nc > 0 else -1
+    sys_free(p)
+    return ans

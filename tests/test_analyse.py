@@ -1,0 +1,143 @@
+"""analyse and review: every legal choice played out on the same sampled worlds, never peeking."""
+
+import random
+
+import numpy as np
+import pytest
+from cli_call import call, one_error_line
+
+from tranca_sim.analyse import AnalyseError, analyse, play_out, separated
+from tranca_sim.engine.log import play_logged
+from tranca_sim.position import parse_position
+from tranca_sim.position_log import decisions, decisions_of, position_at
+from tranca_sim.position_state import hidden_cards, legal_choices, to_state
+from tranca_sim.review import review
+from tranca_sim.rules import get_preset
+
+# side A has a clean canasta of kings and its morto: laying the three 7s leaves the 9C, whose
+# discard empties the hand and goes out (000 Gameplay 11).  Cards: hands 4 + 8 + 6 + 9 = 27,
+# melds 7 + 3, pile 2, morto B 11: the stock holds 108 - 27 - 10 - 2 - 11 = 58.
+GO_OUT = """\
+rules: tranca
+turn: 20
+to move: seat 0, meld
+hand: 7H 7D 7S 9C
+hands: 4 8 6 9
+meld A: KC KC KD KD KH KH KS
+meld B: 5C 5D 5H
+pile: 4C 8D
+morto A: taken
+morto B: waiting
+stock: 58
+"""
+
+
+def test_the_analysis_never_sees_the_hidden_cards():
+    """Two stand-in states of one position, the hidden cards dealt again at random (consistent with
+    what the seat knows), give the same outcomes world by world."""
+    log = play_logged(get_preset("tranca"), ["basic", "basic"], 11, 2)
+    rng = random.Random(5)
+    checked = 0
+    for phase, turn in (("draw", 5), ("discard", 9)):
+        pos = position_at(log, turn, phase)
+        codes = legal_choices(pos)
+        hidden = hidden_cards(pos)
+        rng.shuffle(hidden)
+        a = play_out(pos, codes, 4, key=3)
+        b = play_out(pos, codes, 4, key=3, st=to_state(pos, order=hidden))
+        assert a.shape == (4, len(codes), a.shape[2])
+        np.testing.assert_array_equal(a, b)
+        checked += 1
+    assert checked == 2
+
+
+def test_the_outcomes_do_not_depend_on_the_threads():
+    pos = parse_position(GO_OUT.replace("seat 0, meld", "seat 0, discard"))
+    codes = legal_choices(pos)
+    np.testing.assert_array_equal(play_out(pos, codes, 6, key=2), play_out(pos, codes, 6, key=2, threads=3))
+
+
+def test_the_real_hidden_cards_of_a_logged_deal_give_the_same_analysis():
+    """The position as the engine really had it (the other hands, the mortos and the stock as the
+    log deals them) and a stand-in: the same worlds, the same ranking."""
+    log = play_logged(get_preset("tranca"), ["basic", "basic"], 11, 2)
+    d = next(x for x in decisions(log) if x.turn == 7 and x.phase == "discard")
+    pos = d.position
+    from tranca_sim.referee import walk
+
+    real = None
+    for i, a, table in walk(log):
+        if a["act"] == "discard" and a["turn"] == 7:
+            break
+        hands = [list(table.hands[s].elements()) for s in range(4)]
+        real = [c for s in range(4) if s != pos.seat for c in hands[s]]
+        real += [c for sd in range(2) if table.morto_state[sd] == "waiting" for c in table.mortos[sd]]
+        real += list(table.stock)
+    assert sorted(real) == sorted(hidden_cards(pos))
+    codes = legal_choices(pos)
+    np.testing.assert_array_equal(play_out(pos, codes, 3, key=1), play_out(pos, codes, 3, key=1, st=to_state(pos, order=real)))
+
+
+def test_laying_the_melds_that_go_out_ranks_first():
+    pos = parse_position(GO_OUT)
+    a = analyse(pos, seconds=0.01, max_worlds=16, batch=16)
+    assert [c.words for c in a.choices][0] == "new meld 7D 7H 7S"
+    best = a.choices[0]
+    assert best.rates["we go out"] == 1.0  # every world: the 9C's discard goes out
+    assert best.win == 1.0 and best.points_ci[0] > 0
+    assert {c.words for c in a.choices} == {"new meld 7D 7H 7S", "stop melding"}
+    assert a.worlds == 16 and a.stopped in ("separated", "time", "worlds")
+
+
+def test_separation_needs_the_paired_interval_above_zero():
+    d = np.array([[10.0, 0.0], [12.0, 1.0], [11.0, -1.0], [9.0, 0.5]])
+    assert separated(d, 0)
+    noisy = np.array([[10.0, 0.0], [-12.0, 1.0], [11.0, -1.0], [-9.0, 0.5]])
+    assert not separated(noisy, 0)
+    # two choices with the same outcome in every world (3C and 3S thrown alike) do not hold it up
+    twins = np.array([[10.0, 0.0, 0.0], [12.0, 1.0, 1.0], [11.0, -1.0, -1.0], [9.0, 0.5, 0.5]])
+    assert separated(twins, 0)
+    assert separated(twins[:, [1, 2]], 0)  # twins alone: nothing to choose between
+
+
+def test_a_rule_set_the_worlds_cannot_model_is_refused():
+    pos = position_at(play_logged(get_preset("buraco"), ["basic", "basic"], 3, 0), 4, "draw")
+    with pytest.raises(AnalyseError, match="supports the presets"):
+        analyse(pos, seconds=0.01, max_worlds=1)
+
+
+def test_review_lists_each_discard_of_the_seat_with_its_loss():
+    log = play_logged(get_preset("tranca"), ["basic", "basic"], 11, 2)
+    rv = review(log, 2, seconds=0.01, max_worlds=8, phases=("discard",))
+    played = [d.played[0]["card"] for d in decisions_of(log, 2) if d.phase == "discard"]
+    assert [r.played for r in rv.rows] == [f"discard {c}" for c in played]
+    for r in rv.rows:
+        assert r.lost >= 0  # the best by the worlds' means: no choice beats it on them
+        assert (r.lost == 0) == (r.played == r.best) or r.n_choices == 1
+    m = rv.total[0]
+    assert m == pytest.approx(sum(r.lost for r in rv.rows))
+    worst = rv.worst()
+    assert [r.lost for r in worst] == sorted((r.lost for r in rv.rows if r.lost > 0), reverse=True)[:3]
+
+
+def test_cli_analyse_and_review(tmp_path, capsys, small_run):
+    f = tmp_path / "go-out.txt"
+    f.write_text(GO_OUT, encoding="utf-8")
+    status, out, err = call(["analyse", str(f), "--time", "0.01", "--max-worlds", "16"], capsys)
+    assert status == 0, err
+    rows = [x for x in out.splitlines() if x.startswith(("1 ", "2 "))]
+    assert rows[0].startswith("1  new meld 7D 7H 7S") and "100%" in rows[0]
+    bad = tmp_path / "bad.txt"
+    bad.write_text(GO_OUT.replace("stock: 58", "stock: 59"), encoding="utf-8")
+    status, out, err = call(["analyse", str(bad)], capsys)
+    assert status == 2 and out == "" and "line 11: the cards add up to 109" in one_error_line(err)
+    status, out, err = call(["analyse", str(f), "--time", "0"], capsys)
+    assert status == 2 and "--time" in one_error_line(err)
+    status, out, err = call(
+        ["review", str(small_run), "--deal", "1", "--seat", "0", "--phases", "discard", "--time", "0.01", "--max-worlds", "8"],
+        capsys,
+    )
+    assert status == 0, err
+    assert "total lost:" in out
+    status, out, err = call(["review", str(small_run), "--deal", "1", "--phases", "bid"], capsys)
+    assert status == 2 and "--phases" in one_error_line(err)

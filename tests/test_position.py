@@ -1,0 +1,183 @@
+"""The position notation: written from logged deals, read back, typed by hand, its mistakes."""
+
+import pytest
+from cli_call import call, one_error_line
+
+from tranca_sim.engine.log import play_logged
+from tranca_sim.position import PositionError, format_position, parse_position
+from tranca_sim.position_log import decisions, position_at
+from tranca_sim.rules import get_preset
+
+# worked out by hand: 9 + 11 + 10 + 11 cards in hands, 6 melded, 3 in the pile, 1 red 3 and two
+# face-down mortos of 11 leave 108 - 41 - 6 - 3 - 1 - 22 = 35 in the stock
+TYPED = """\
+# a position typed by hand
+rules: tranca
+turn: 9
+to move: seat 0, draw
+hand: KD KS 7C 7D 9H JS 4C 5S 2C
+hands: 9 11 10 11
+meld A: QH QD QC
+meld B: 8C 8D 2S
+pile: 6H 10S KH
+red 3s A: 3H
+red 3s B: -
+morto A: waiting
+morto B: waiting
+stock: 35
+score: A 1200, B 450
+took 1: 6C
+"""
+
+
+@pytest.mark.parametrize("preset", ["tranca", "tranca-carioca", "tranca-aberta", "tranca-3p", "buraco"])
+def test_every_decision_of_a_logged_deal_reads_back_as_the_same_position(preset):
+    rules = get_preset(preset)
+    n = 0
+    for deal in (0, 1):
+        log = play_logged(rules, ["basic"] * rules.n_sides, 7, deal)
+        for d in decisions(log):
+            text = format_position(d.position)
+            assert parse_position(text) == d.position, text
+            n += 1
+    assert n > 40  # two whole deals: dozens of decisions
+
+
+def test_a_position_from_a_deal_holds_what_the_seat_saw():
+    rules = get_preset("tranca")
+    log = play_logged(rules, ["basic", "basic"], 7, 3)
+    pos = position_at(log, 6, "draw")
+    assert pos.seat == (3 + 6) % 4  # deal 3 starts at seat 3 (E1)
+    assert pos.turn == 6 and pos.phase == "draw"
+    assert len(pos.hand) == pos.hand_sizes[pos.seat]
+    hidden = sum(pos.hand_sizes) - len(pos.hand) + pos.stock
+    hidden += sum(rules.morto_size for st, _ in pos.mortos if st == "waiting")
+    shown = len(pos.hand) + len(pos.pile) + sum(len(m) for side in pos.melds for m in side)
+    assert shown + hidden + sum(len(r) for r in pos.red3) == 108
+    # what each other seat took from the pile is what the log's take_pile actions put in its hand
+    took = {}
+    pile = []
+    for a in log["actions"]:
+        if a["turn"] >= 6:
+            break
+        if a["act"] in ("turn_up", "discard"):
+            pile.append(a["card"])
+        elif a["act"] == "take_pile":
+            took.setdefault(a["seat"], []).extend(pile[:-1])  # closed pile: the top card is melded
+            pile = []
+    assert {s: sorted(c) for s, c in pos.took.items()} == {
+        s: sorted(c) for s, c in took.items() if s != pos.seat and c
+    }
+
+
+def test_a_typed_position_reads_as_worked_out_by_hand():
+    pos = parse_position(TYPED)
+    assert pos.seat == 0 and pos.phase == "draw" and pos.turn == 9
+    assert sorted(pos.hand) == sorted("KD KS 7C 7D 9H JS 4C 5S 2C".split())
+    assert pos.hand_sizes == [9, 11, 10, 11]
+    assert pos.melds == [[["QH", "QD", "QC"]], [["8C", "8D", "2S"]]]
+    assert pos.pile == ["6H", "10S", "KH"]  # bottom first: KH on top
+    assert pos.score == [1200, 450]
+    assert pos.took == {1: ["6C"]}
+    assert pos.mortos == [("waiting", []), ("waiting", [])]
+    assert parse_position(format_position(pos)) == pos
+
+
+def test_the_typed_positions_choices_are_those_worked_out_by_hand():
+    from tranca_sim.describe import describe_choices
+    from tranca_sim.position_state import legal_choices, to_state
+
+    pos = parse_position(TYPED)
+    st = to_state(pos)
+    words = describe_choices(pos, st, legal_choices(pos, st))
+    # the closed pile (top KH, not locked) is taken only with KH in a new meld: KD KS from the
+    # hand, or one of them and the 2C; side A has no king meld to extend
+    assert words[0] == "draw from the stock"
+    assert sorted(words[1:]) == sorted(
+        ["take the pile (3, top KH): new meld KD KH KS", "take the pile (3, top KH): new meld KD KH 2C"]
+    ) or sorted(words[1:]) == sorted(
+        ["take the pile (3, top KH): new meld KD KH KS", "take the pile (3, top KH): new meld KH KS 2C"]
+    )
+    meld = parse_position(TYPED.replace("seat 0, draw", "seat 0, meld"))
+    st = to_state(meld)
+    words = describe_choices(meld, st, legal_choices(meld, st))
+    # pairs of kings and 7s with the 2C, or the 2C onto the queens (3 naturals, 1 wild): no set of
+    # three naturals in the hand
+    assert sorted(words) == sorted(
+        ["stop melding", "new meld KD KS 2C", "new meld 7C 7D 2C", "2C onto meld 1 (QC QD QH)"]
+    )
+    disc = parse_position(TYPED.replace("seat 0, draw", "seat 0, discard"))
+    st = to_state(disc)
+    words = describe_choices(disc, st, legal_choices(disc, st))
+    assert sorted(words) == sorted(f"discard {c}" for c in "KD KS 7C 7D 9H JS 4C 5S 2C".split())
+
+
+def _problems(text):
+    with pytest.raises(PositionError) as e:
+        parse_position(text)
+    return e.value.problems
+
+
+@pytest.mark.parametrize(
+    "old, new, line, words",
+    [
+        ("hand: KD", "hand: 1X KD", 5, "'1X' is not a card"),
+        ("meld A: QH QD QC", "meld A: QH QD QC QH QH", 7, "QH (meld A) is one copy too many: the pack holds 2"),
+        ("hands: 9 11", "hands: 8 11", 6, "seat 0's hand has 9 cards but 'hands' says 8"),
+        ("stock: 35", "stock: 36", 14, "the cards add up to 109"),
+        ("meld B: 8C 8D 2S", "meld B: 8C 2D 2S", 8, "a meld needs at least 2 naturals"),
+        ("red 3s B: -", "red 3s B: 3C", 11, "3C is not a red 3"),
+        ("turn: 9", "trun: 9", 3, "unknown field 'trun'"),
+        ("seat 0, draw", "seat 0, pass", 4, "the phase is one of draw, meld, discard"),
+        ("seat 0, draw", "seat 5, draw", 4, "seat 5 is not at the table"),
+        ("morto B: waiting", "morto B: lost", 13, "a morto is one of"),
+        ("score: A 1200, B 450", "score: A lots", 15, "'score' takes"),
+        ("took 1: 6C", "took 0: 6C", 16, "names the player itself"),
+        ("hand: KD KS", "hand: 3H KS", 5, "a red 3 (3H) is never held"),
+    ],
+)
+def test_each_mistake_is_said_on_its_own_line(old, new, line, words):
+    assert old in TYPED
+    problems = _problems(TYPED.replace(old, new, 1))
+    hits = [p for p in problems if p.startswith(f"line {line}: ") and words in p]
+    assert hits, problems
+
+
+def test_a_missing_line_and_an_unknown_preset_are_said():
+    assert any("the 'stock:' line is missing" in p for p in _problems(TYPED.replace("stock: 35\n", "")))
+    assert _problems(TYPED.replace("rules: tranca", "rules: canasta"))[0].startswith("line 2: ")
+    assert any("unknown rule option" in p for p in _problems(TYPED.replace("rules: tranca", "rules: tranca wilds=1")))
+
+
+def test_two_mistakes_give_two_lines():
+    text = TYPED.replace("hand: KD", "hand: 1X KD").replace("meld B: 8C 8D 2S", "meld B: 8C 2D 2S")
+    problems = _problems(text)
+    assert any(p.startswith("line 5: ") for p in problems) and any(p.startswith("line 8: ") for p in problems)
+
+
+def test_cli_position_checks_a_file_and_writes_a_logged_deal(tmp_path, capsys, small_run):
+    good = tmp_path / "good.txt"
+    good.write_text(TYPED, encoding="utf-8")
+    status, out, _ = call(["position", str(good)], capsys)
+    assert status == 0 and parse_position(out) == parse_position(TYPED)
+    bad = tmp_path / "bad.txt"
+    bad.write_text(TYPED.replace("hand: KD", "hand: 1X KD").replace("meld B: 8C 8D 2S", "meld B: 8C 2D 2S"))
+    status, out, err = call(["position", str(bad)], capsys)
+    lines = err.splitlines()
+    assert status == 2 and out == "" and len(lines) == 2, err
+    assert all(x.startswith(f"tranca-sim: error: {bad}: line ") for x in lines)
+    status, out, err = call(["position", str(small_run), "--deal", "2", "--turn", "5"], capsys)
+    assert status == 0, err
+    assert parse_position(out).turn == 5
+    status, out, err = call(["position", str(small_run), "--deal", "2", "--turn", "900"], capsys)
+    assert status == 2 and out == "" and "no draw decision" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", [["position", "--turn", "5"], ["review"]])
+def test_a_match_index_on_a_run_of_single_deals_is_one_line(capsys, small_run, command):
+    """``--match`` names a match of a match run; on a run of single deals it is one line and exit
+    2, as ``replay`` says it (a fresh user's find: a KeyError traceback, exit 1)."""
+    name, *rest = command
+    status, out, err = call([name, str(small_run), "--deal", "2", "--match", "0", *rest], capsys)
+    assert status == 2 and out == "", err
+    assert one_error_line(err).endswith("is not a match run (simulate --matches); give --deal I alone")

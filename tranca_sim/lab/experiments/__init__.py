@@ -1,0 +1,1 @@
+"""Experiments: the experiment file, the runner (variants in batches until decided), tips at several strengths."""
