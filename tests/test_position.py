@@ -181,3 +181,90 @@ def test_a_match_index_on_a_run_of_single_deals_is_one_line(capsys, small_run, c
     status, out, err = call([name, str(small_run), "--deal", "2", "--match", "0", *rest], capsys)
     assert status == 2 and out == "", err
     assert one_error_line(err).endswith("is not a match run (simulate --matches); give --deal I alone")
+
+
+@pytest.mark.parametrize(
+    "old, new, line, words",
+    [
+        ("hand: KD KS", "hand: KX KS", 5, "'KX' is not a card"),  # not also the hand's size
+        ("hand: KD", "hand: 3H KD", 5, "a red 3 (3H) is never held"),  # not also the hand's size
+        ("meld A: QH QD QC", "meld A: QH QD QX", 7, "'QX' is not a card"),  # not the meld's length nor the count
+        ("meld A: QH QD QC", "meld A: QH QD QC QH QH", 7, "QH (meld A) is one copy too many"),
+        ("meld A: QH QD QC", "meld C: QH QD QC", 7, "side 'C' is not at the table"),
+        ("pile: 6H 10S KH", "pile: 6H 10S KX", 9, "'KX' is not a card"),
+        ("red 3s A: 3H", "red 3s A: 3X", 10, "'3X' is not a card"),
+        ("red 3s A: 3H", "red 3s C: 3H", 10, "side 'C' is not at the table"),
+        ("hands: 9 11 10 11", "hands: 9 11 10", 6, "'hands' gives 3 sizes"),
+        ("hands: 9 11 10 11", "hands: 9 11 x 11", 6, "a hand's size takes a whole number"),
+        ("morto A: waiting", "morto A: waiting KH", 12, "deals the mortos face down"),
+        ("morto A: waiting", "morto C: waiting", 12, "side 'C' is not at the table"),  # not also 'morto A' missing
+        ("stock: 35", "stock: x", 14, "stock takes a whole number"),
+        ("seat 0, draw", "seat 1, draw", 6, "seat 1's hand has 9 cards but 'hands' says 11"),  # not also 'took 1'
+        ("rules: tranca", "rules: tranca-2p", 6, "'hands' gives 4 sizes, tranca-2p has 2 seats"),
+        ("stock: 35\n", "", None, "the 'stock:' line is missing"),  # not also the count
+        ("hands: 9 11 10 11\n", "", None, "the 'hands:' line is missing"),
+        ("hand: KD KS 7C 7D 9H JS 4C 5S 2C\n", "", None, "the 'hand:' line is missing"),
+    ],
+)
+def test_one_typed_mistake_gives_one_line(old, new, line, words):
+    """A fresh user's find: one typed mistake gave two or three lines, the later ones only its
+    echoes (a card misspelt in a meld also made the meld too short and the pack's count wrong).
+    The checks that build on a line already found wrong, or missing, are left out."""
+    assert old in TYPED
+    problems = _problems(TYPED.replace(old, new, 1))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"line {line}: " if line else "the ") and words in problems[0], problems
+
+
+def test_one_typed_mistake_is_one_line_on_the_command_line(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(TYPED.replace("meld A: QH QD QC", "meld A: QH QD QX"), encoding="utf-8")
+    status, out, err = call(["position", str(bad)], capsys)
+    assert status == 2 and out == ""
+    assert one_error_line(err) == (
+        f"tranca-sim: error: {bad}: line 7: 'QX' is not a card (meld; cards are written like KH, 10D, 2C, JK)"
+    )
+
+
+# Buraco: 3s are plain cards (docs/rules.md `threes_special`, VARIANTS 7): nothing is laid aside.
+# Worked out by hand: a pack of 104 (no jokers), 11 + 11 + 11 + 11 in hands, 3 melded, 1 in the
+# pile, two mortos of 11: 104 - 44 - 3 - 1 - 22 = 34 in the stock.
+BURACO = """\
+rules: buraco
+to move: seat 0, draw
+hand: 3H 3S 4C 5D 6H 7S 8C 9D 10H JS QC
+hands: 11 11 11 11
+meld B: 3C 4C 5C
+pile: KH
+morto A: waiting
+morto B: waiting
+stock: 34
+"""
+
+
+def test_a_buraco_position_reads_with_3s_as_plain_cards():
+    pos = parse_position(BURACO)
+    assert "3H" in pos.hand and pos.melds[1] == [["3C", "4C", "5C"]]
+    assert "red 3s" not in format_position(pos)  # no red-3 area to write
+    assert parse_position(format_position(pos)) == pos
+
+
+@pytest.mark.parametrize("preset", ["buraco", "buraco-fechado"])
+def test_a_red_3_laid_aside_in_buraco_is_one_line_naming_the_rule_set(preset):
+    text = BURACO.replace("rules: buraco", f"rules: {preset}")
+    problems = _problems(text.replace("stock: 34", "red 3s A: 3D\nstock: 34"))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("line 9: ") and f"{preset} has no red 3s" in problems[0]
+
+
+def test_the_position_module_does_not_import_the_engine_state_back():
+    """Imports run one way: position_state builds on position (the notation), never the reverse."""
+    import ast
+    from pathlib import Path
+
+    import tranca_sim.position as notation
+
+    tree = ast.parse(Path(notation.__file__).read_text(encoding="utf-8"))
+    names = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not [m for m in names if m and m.split(".")[-1] == "position_state"], names

@@ -161,14 +161,15 @@ def _cmd_review(args) -> None:
 def _read_position_file(path: str):
     """The position in file ``path`` ('-': standard input), validated; every mistake on its own
     line, then exit 2."""
-    from .position import PositionError, parse_position
+    from .position import PositionError
+    from .position_state import read_position
 
     try:
         text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
     except (OSError, UnicodeDecodeError) as e:
         _fail(f"cannot read the position {path}: {getattr(e, 'strerror', None) or e}")
     try:
-        return parse_position(text)
+        return read_position(text)
     except PositionError as e:
         for line in e.problems[:-1]:
             sys.stderr.write(f"{PROG}: error: {path}: {line}\n")

@@ -5,7 +5,8 @@ rule set, the turn, the phase (``draw``, ``meld`` or ``discard``), its own hand,
 size, every side's melds, the pile in order, the red 3s laid, each morto's state, the stock's
 size, the match score and the cards it saw other seats take from the pile.  The format is
 documented in ``docs/reference/position-notation.md``; :func:`format_position` writes it,
-:func:`parse_position` reads and validates it (every mistake on its own line, naming its line),
+:func:`parse_position` reads and validates it (every mistake on its own line, naming its line;
+:func:`tranca_sim.position_state.read_position` adds the engine's own check),
 :func:`tranca_sim.position_log.position_from_log` takes one from a logged deal.
 
 Cards are in the log notation (``KH 10D 2C JK``, :mod:`tranca_sim.engine.cards`).
@@ -163,7 +164,7 @@ def format_position(p: Position) -> str:
         for m in p.melds[sd]:
             out.append(f"meld {SIDES[sd]}: {cards_text(m, ordered=True)}")
     out.append(f"pile: {cards_text(p.pile, ordered=True)}")
-    for sd in range(n_sides):
+    for sd in range(n_sides if r.threes_special else 0):  # plain 3s (Buraco): no red-3 area
         out.append(f"red 3s {SIDES[sd]}: {cards_text(p.red3[sd])}")
     for sd in range(n_sides):
         state, cards = p.mortos[sd]
@@ -183,13 +184,31 @@ _KEY = re.compile(r"^\s*([a-z][a-z0-9 ]*?)\s*:\s*(.*?)\s*$", re.I)
 
 
 class _Reader:
-    """Collects the problems of one text, each naming its line."""
+    """Collects the problems of one text, each naming its line: one a line (a line's first
+    mistake; what follows from it is not a second one), and :meth:`fine` tells a check that
+    builds on other lines (the hand's size, the pack's count) whether they are worth checking."""
 
     def __init__(self):
-        self.problems: list[str] = []
+        self.problems: list[tuple[int, str]] = []
+        self.bad_lines: set[int] = set()
+        self.unplaced = 0  # problems of no one line (a missing line)
 
     def bad(self, line: int | None, message: str) -> None:
-        self.problems.append(f"line {line}: {message}" if line else message)
+        if line in self.bad_lines:
+            return
+        if line:
+            self.bad_lines.add(line)
+        else:
+            self.unplaced += 1
+        self.problems.append((line or 1 << 30, f"line {line}: {message}" if line else message))
+
+    def fine(self, *lines: int | None) -> bool:
+        """Whether every one of ``lines`` was given (not None) and read without a mistake."""
+        return all(no is not None and no not in self.bad_lines for no in lines)
+
+    def lines(self) -> list[str]:
+        """The problems in the order of their lines (those of no one line last)."""
+        return [m for _, m in sorted(self.problems, key=lambda x: x[0])]
 
     def cards(self, line: int, text: str, what: str) -> list[str]:
         if text.strip() in ("-", ""):
@@ -261,13 +280,13 @@ def parse_position(text: str) -> Position:
         if need not in fields:
             rd.bad(None, f"the '{need}:' line is missing")
     if "rules" not in fields:
-        raise PositionError(rd.problems)
+        raise PositionError(rd.lines())
     no, value = fields["rules"]
     try:
         rules = parse_rules(value).validate()
     except RulesError as e:
         rd.bad(no, str(e))
-        raise PositionError(rd.problems) from None
+        raise PositionError(rd.lines()) from None
     return _read_fields(rd, rules, fields, melds_raw, per_side, took_raw)
 
 
@@ -298,14 +317,16 @@ def _read_fields(rd, rules, fields, melds_raw, per_side, took_raw) -> Position:
         rd.bad(no, f"'hands' gives {len(sizes)} sizes, {rules.name} has {n_seats} seats (seat 0 first)")
         sizes = []
     sizes = [s if s is not None else 0 for s in sizes]
-    if len(sizes) == n_seats and sizes[seat] != len(hand):
-        rd.bad(no, f"seat {seat}'s hand has {len(hand)} cards but 'hands' says {sizes[seat]}")
-    if not sizes:
-        sizes = [0] * n_seats
     if rules.threes_special:
         for c in hand:
             if is_red3(c):
                 rd.bad(get("hand")[0], f"a red 3 ({c}) is never held at a decision: it is laid at once")
+    seat_sure = True  # the seat to move agrees with its hand's size (or cannot be checked)
+    if rd.fine(no, get("hand")[0], get("to move")[0]) and sizes[seat] != len(hand):
+        rd.bad(no, f"seat {seat}'s hand has {len(hand)} cards but 'hands' says {sizes[seat]}")
+        seat_sure = False
+    if not sizes:
+        sizes = [0] * n_seats
     melds = [[] for _ in range(n_sides)]
     seen_at: list[tuple[int, str, str]] = [(get("hand")[0], "hand", c) for c in hand]
     from .referee import validate_meld
@@ -316,9 +337,15 @@ def _read_fields(rd, rules, fields, melds_raw, per_side, took_raw) -> Position:
             rd.bad(no, f"side {side_word.upper()!r} is not at the table (sides {', '.join(SIDES[:n_sides])})")
             continue
         cards = rd.cards(no, value, "meld")
-        if not cards:
+        if not cards and rd.fine(no):
             rd.bad(no, "an empty meld")
-            continue
+        if not rd.fine(no):
+            continue  # a meld with a word that is not a card is not the meld meant
+        seen_at += [(no, f"meld {SIDES[sd]}", c) for c in cards]
+        melds[sd].append(cards)
+        pack = pack_of(rules)
+        if any(n > pack[c] for c, n in Counter(cards).items()):
+            continue  # more copies than the pack holds: said once, by _check_copies
         try:
             check = validate_meld(cards, rules)
         except ValueError as e:
@@ -326,8 +353,6 @@ def _read_fields(rd, rules, fields, melds_raw, per_side, took_raw) -> Position:
             continue
         if not check.legal:
             rd.bad(no, f"meld {cards_text(cards, ordered=True)}: {check.reason}")
-        melds[sd].append(cards)
-        seen_at += [(no, f"meld {SIDES[sd]}", c) for c in cards]
     no, value = get("pile")
     pile = rd.cards(no, value, "pile") if no else []
     seen_at += [(no, "pile", c) for c in pile]
@@ -338,6 +363,9 @@ def _read_fields(rd, rules, fields, melds_raw, per_side, took_raw) -> Position:
             rd.bad(no, f"side {w.upper()!r} is not at the table")
             continue
         red3[sd] = rd.cards(no, value, "red 3s")
+        if red3[sd] and not rules.threes_special:
+            rd.bad(no, f"{rules.name} has no red 3s to lay aside: its 3s are plain cards, held and melded "
+                   "like the others (give no 'red 3s' line)")
         for c in red3[sd]:
             if not is_red3(c):
                 rd.bad(no, f"{c} is not a red 3 (only 3D and 3H are laid in a red-3 area)")
@@ -358,7 +386,7 @@ def _read_fields(rd, rules, fields, melds_raw, per_side, took_raw) -> Position:
     took: dict[int, list[str]] = {}
     for w, (no, value) in took_raw.items():
         s = int(w)
-        if s >= n_seats or s == seat:
+        if s >= n_seats or (s == seat and seat_sure):
             rd.bad(no, f"'took {s}' names {'the player itself' if s == seat else 'no seat at the table'}: "
                    f"give what the other seats took (seats 0..{n_seats - 1})")
             continue
@@ -372,16 +400,14 @@ def _read_fields(rd, rules, fields, melds_raw, per_side, took_raw) -> Position:
         rd.bad(no, f"'melded this turn' takes yes or no, got {value!r}")
     _check_copies(rd, rules, seen_at)
     pos = Position(rules, seat, phase, turn, hand, sizes, melds, pile, red3, mortos, stock, score, took, melded_now)
-    _check_counts(rd, pos, get("stock")[0])
-    if not rd.problems:
-        from .position_state import to_state
-
-        try:
-            to_state(pos)
-        except ValueError as e:
-            rd.bad(None, str(e).removeprefix("position: "))
+    counted = [get(k)[0] for k in ("hands", "pile", "stock")] + [x[0] for x in melds_raw]
+    counted += [x[0] for part in per_side.values() for x in part.values()]
+    if rd.fine(*counted) and not rd.unplaced:  # the count of lines read right, none missing
+        _check_counts(rd, pos, get("stock")[0])
+    if pos.phase == "draw" and pos.melded_now:
+        rd.bad(None, "'melded this turn: yes' in the draw phase: nothing is melded before the draw")
     if rd.problems:
-        raise PositionError(rd.problems)
+        raise PositionError(rd.lines())
     return pos
 
 
@@ -407,8 +433,9 @@ def _read_mortos(rd, rules, lines, seen_at) -> list[tuple[str, list[str]]]:
             rd.bad(no, f"a face-up morto shows its {rules.morto_size} cards, got {len(cards)}")
         mortos[sd] = (state, cards)
         seen_at += [(no, f"morto {SIDES[sd]}", c) for c in cards]
+    strays = [w for w in lines if _side_index(w, n_sides) is None]  # meant for a missing one: said once
     for sd in range(n_sides):
-        if SIDES[sd].lower() not in lines:
+        if SIDES[sd].lower() not in lines and not strays:
             rd.bad(None, f"the 'morto {SIDES[sd]}:' line is missing")
     return mortos
 
@@ -440,5 +467,3 @@ def _check_counts(rd, p: Position, stock_line) -> None:
     if total != r.pack_size:
         said = ", ".join(f"{k} {v}" for k, v in parts.items())
         rd.bad(stock_line, f"the cards add up to {total} ({said}); the pack holds {r.pack_size}")
-    if p.phase == "draw" and p.melded_now:
-        rd.bad(None, "'melded this turn: yes' in the draw phase: nothing is melded before the draw")

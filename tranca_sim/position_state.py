@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 
 from .engine.cards import N_KINDS, parse, to_str
-from .position import MORTO_WORDS, Position, is_red3, pack_of
+from .position import MORTO_WORDS, Position, PositionError, is_red3, pack_of, parse_position
 
 #: the engine's morto states in the order of MORTO_WORDS (MS_WAITING, MS_DIRECT, MS_INDIRECT, MS_STOCK)
 _MS = dict(zip(MORTO_WORDS, range(4)))
@@ -34,6 +34,18 @@ def hidden_cards(pos: Position) -> list[str]:
         seen += cards
     left.subtract(Counter(seen))
     return [to_str(k) for k in range(N_KINDS) for _ in range(max(0, left[to_str(k)]))]
+
+
+def read_position(text: str) -> Position:
+    """The position of ``text`` (:func:`~tranca_sim.position.parse_position`), which the engine
+    also takes: a position the notation allows but the engine cannot set up (a hand that the
+    hidden cards cannot fill) is one more :class:`~tranca_sim.position.PositionError`."""
+    pos = parse_position(text)
+    try:
+        to_state(pos)
+    except ValueError as e:
+        raise PositionError([str(e).removeprefix("position: ")]) from None
+    return pos
 
 
 def to_state(pos: Position, order: list[str] | None = None):
