@@ -141,3 +141,22 @@ def test_cli_analyse_and_review(tmp_path, capsys, small_run):
     assert "total lost:" in out
     status, out, err = call(["review", str(small_run), "--deal", "1", "--phases", "bid"], capsys)
     assert status == 2 and "--phases" in one_error_line(err)
+
+
+@pytest.mark.parametrize(
+    "flag, value",
+    [("--max-worlds", "0"), ("--max-worlds", "1"), ("--max-worlds", "-3"), ("--threads", "0"), ("--time", "0"),
+     ("--time", "-1")],
+)
+@pytest.mark.parametrize("command", ["analyse", "review"])
+def test_a_number_of_worlds_threads_or_seconds_that_cannot_be_is_one_line_naming_it(
+    tmp_path, capsys, small_run, command, flag, value
+):
+    """A fresh user's find: ``analyse --max-worlds 0`` ran one world and printed intervals of
+    -inf to +inf.  An interval needs two worlds at least; nothing is played before the refusal."""
+    f = tmp_path / "go-out.txt"
+    f.write_text(GO_OUT, encoding="utf-8")
+    where = [str(f)] if command == "analyse" else [str(small_run), "--deal", "1"]
+    status, out, err = call([command, *where, f"{flag}={value}"], capsys)
+    assert status == 2 and out == ""
+    assert one_error_line(err).startswith(f"tranca-sim: error: {flag} ")

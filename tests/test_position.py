@@ -268,3 +268,15 @@ def test_the_position_module_does_not_import_the_engine_state_back():
     names = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not [m for m in names if m and m.split(".")[-1] == "position_state"], names
+
+
+@pytest.mark.parametrize("extra", [["--phase", "discard"], ["--phase", "draw"], ["--turn", "3", "--phase", "meld"]])
+def test_a_phase_for_a_position_file_is_refused_in_one_line(tmp_path, capsys, extra):
+    """A fresh user's find: ``position FILE --phase discard`` printed the file's draw position, the
+    option silently ignored.  A typed position names its phase on its 'to move' line."""
+    good = tmp_path / "good.txt"
+    good.write_text(TYPED, encoding="utf-8")
+    status, out, err = call(["position", str(good), *extra], capsys)
+    assert status == 2 and out == ""
+    line = one_error_line(err)
+    assert "--phase" in line and "--deal" in line and "'to move' line" in line

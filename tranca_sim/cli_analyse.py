@@ -28,6 +28,13 @@ def _positive(text: str) -> int:
     return v
 
 
+def _worlds(text: str) -> int:
+    v = _nonneg(text)
+    if v < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2 (an interval needs two worlds), got {v}")
+    return v
+
+
 def _seconds(text: str) -> float:
     try:
         v = float(text)
@@ -61,8 +68,8 @@ def add_parsers(sub) -> None:
     p.add_argument(
         "--phase",
         choices=("draw", "meld", "discard"),
-        default="draw",
-        help="the decision in the turn: draw (default), meld (after the draw), discard",
+        default=None,
+        help="with --deal: the decision in the turn: draw (default), meld (after the draw), discard",
     )
     add_more_parsers(sub)
 
@@ -76,7 +83,7 @@ def _analyse_flags(p, time_help: str) -> None:
         help="the rollout policy that plays every seat after the choice (default tuned where its parameters exist)",
     )
     p.add_argument("--seed", type=_nonneg, default=0, help="seed of the sampled worlds (default 0)")
-    p.add_argument("--max-worlds", type=_nonneg, default=100_000, help="most worlds a decision (default 100000)")
+    p.add_argument("--max-worlds", type=_worlds, default=100_000, help="most worlds a decision (default 100000)")
     p.add_argument("--threads", type=_positive, default=2, help="threads playing the worlds (default 2)")
     p.add_argument("--no-progress", action="store_true", help="no progress line on the terminal")
 
@@ -126,7 +133,7 @@ def _cmd_analyse(args) -> None:
 
     pos = _read_position_file(args.position)
     try:
-        a = analyse(pos, seconds=args.time or 5.0, max_worlds=max(1, args.max_worlds), policy=args.policy,
+        a = analyse(pos, seconds=args.time or 5.0, max_worlds=args.max_worlds, policy=args.policy,
                     key=args.seed, progress=_progress(args), threads=args.threads)
     except AnalyseError as e:
         _fail(str(e))
@@ -148,7 +155,7 @@ def _cmd_review(args) -> None:
     if args.seat >= n_seats:
         _fail(f"--seat must be 0..{n_seats - 1} at this table, got {args.seat}")
     try:
-        rv = review(log, args.seat, seconds=args.time or 1.0, max_worlds=max(1, args.max_worlds),
+        rv = review(log, args.seat, seconds=args.time or 1.0, max_worlds=args.max_worlds,
                     policy=args.policy, key=args.seed, phases=phases, progress=_progress(args),
                     threads=args.threads)
     except AnalyseError as e:
@@ -209,8 +216,10 @@ def _cmd_position(args) -> None:
     from .position import format_position
 
     if args.deal is None:
-        if args.turn is not None or args.seat is not None or args.match is not None:
-            _fail("--turn, --seat and --match need --deal (a run's deal); without --deal PATH is a position file to check")
+        given = [f"--{k}" for k in ("turn", "seat", "match", "phase") if getattr(args, k) is not None]
+        if given:
+            _fail(f"{', '.join(given)} need{'s' * (len(given) == 1)} --deal (a run's deal): without --deal, "
+                  f"{args.path} is a position file to check, whose 'to move' line gives the seat and the phase")
         pos = _read_position_file(args.path)
         sys.stdout.write(format_position(pos))
         return
@@ -223,7 +232,7 @@ def _cmd_position(args) -> None:
     if args.seat is not None and args.seat >= n_seats:
         _fail(f"--seat must be 0..{n_seats - 1} at this table, got {args.seat}")
     try:
-        pos = position_at(log, args.turn, args.phase, args.seat)
+        pos = position_at(log, args.turn, args.phase or "draw", args.seat)
     except ValueError as e:
         _fail(f"deal {args.deal}: {e}")
     sys.stdout.write(format_position(pos))
