@@ -160,3 +160,29 @@ def test_a_number_of_worlds_threads_or_seconds_that_cannot_be_is_one_line_naming
     status, out, err = call([command, *where, f"{flag}={value}"], capsys)
     assert status == 2 and out == ""
     assert one_error_line(err).startswith(f"tranca-sim: error: {flag} ")
+
+
+@pytest.mark.parametrize("cached", [False, True])
+@pytest.mark.parametrize("command", ["analyse", "review", "position"])
+def test_a_first_run_says_what_it_compiles_in_one_line(tmp_path, capsys, monkeypatch, small_run, command, cached):
+    """A fresh user's find: a first ``position RUN`` or ``review`` sat silent for minutes while
+    numba compiled.  As ``replay`` and ``simulate`` do, the command says so in one line before
+    (with --no-progress too), naming what it compiles, and only when numba's cache lacks it (the
+    cache is not emptied here: a compile takes minutes; ``kernel_cached`` answers instead)."""
+    from tranca_sim import run
+
+    monkeypatch.setattr(run, "kernel_cached", lambda disp: cached)
+    f = tmp_path / "go-out.txt"
+    f.write_text(GO_OUT, encoding="utf-8")
+    quick = ["--time", "0.01", "--max-worlds", "8", "--no-progress"]
+    argv = {
+        "analyse": ["analyse", str(f), *quick],
+        "review": ["review", str(small_run), "--deal", "1", "--phases", "discard", *quick],
+        "position": ["position", str(small_run), "--deal", "2", "--turn", "5"],
+    }[command]
+    status, out, err = call(argv, capsys)
+    assert status == 0, err
+    said = [x for x in err.splitlines() if x.startswith("compiling ")]
+    what = {"analyse": "the analyser", "review": "the deal player and the analyser", "position": "the deal player"}
+    assert said == ([] if cached else [f"compiling {what[command]} (once, {run.COMPILE_TIME}) ..."]), err
+    assert cached or err.startswith(said[0])

@@ -74,13 +74,28 @@ class Analysis:
 
 def check_position(pos: Position) -> None:
     """Refuse a rule set the search's worlds cannot model (:class:`AnalyseError`)."""
+    check_rules_supported(pos.rules)
+
+
+def check_rules_supported(rules) -> None:
+    """Refuse the :class:`~tranca_sim.rules.Rules` the search's worlds cannot model
+    (:class:`AnalyseError`)."""
     from tranca_sim.strategies import StrategyError
     from tranca_sim.strategies.pimc import check_rules
 
     try:
-        check_rules(pos.rules)
+        check_rules(rules)
     except StrategyError as e:
         raise AnalyseError(f"the analyser plays out the search player's worlds: {e}") from None
+
+
+def analyser_cached() -> bool:
+    """Whether the analyser's kernel is in numba's disk cache (loaded, not compiled: the command
+    line says "compiling the analyser" otherwise)."""
+    from .analyse_kernel import play_worlds
+    from .run import kernel_cached
+
+    return kernel_cached(play_worlds)
 
 
 def policy_row(name: str) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_common import PROG, _fail
+from .cli_common import PROG, _fail, _say_compiling, _say_if_compiling
 
 
 def _nonneg(text: str) -> int:
@@ -128,10 +128,22 @@ def _end_progress(args) -> None:
         sys.stderr.flush()
 
 
+def _analyser_parts() -> tuple[str, ...]:
+    """``("the analyser",)`` when its kernel is not compiled yet, else nothing."""
+    from .analyse import analyser_cached
+
+    return () if analyser_cached() else ("the analyser",)
+
+
 def _cmd_analyse(args) -> None:
-    from .analyse import AnalyseError, analyse, format_analysis
+    from .analyse import AnalyseError, analyse, check_position, format_analysis
 
     pos = _read_position_file(args.position)
+    try:
+        check_position(pos)  # before the compile is said
+    except AnalyseError as e:
+        _fail(str(e))
+    _say_compiling(_analyser_parts())  # one line, not a bar: said with --no-progress too
     try:
         a = analyse(pos, seconds=args.time or 5.0, max_worlds=args.max_worlds, policy=args.policy,
                     key=args.seed, progress=_progress(args), threads=args.threads)
@@ -150,7 +162,7 @@ def _cmd_review(args) -> None:
     bad = [x for x in phases if x not in ("draw", "meld", "discard")]
     if bad or not phases:
         _fail(f"--phases takes a comma list of draw, meld, discard, got {args.phases!r}")
-    log = _logged_deal(args)
+    log = _logged_deal(args, analyser=True)
     n_seats = int((log.get("rules") or {}).get("n_seats", 4))
     if args.seat >= n_seats:
         _fail(f"--seat must be 0..{n_seats - 1} at this table, got {args.seat}")
@@ -193,7 +205,10 @@ def _run_meta(path) -> dict | None:
         return None
 
 
-def _logged_deal(args) -> dict:
+def _logged_deal(args, analyser: bool = False) -> dict:
+    """The deal ``args.deal`` of the run ``args.path``, played again; before it, the compile of
+    the deal player (and of the analyser, with ``analyser``, whose rule set is checked first) is
+    said in one line when they are not in numba's cache."""
     from .replay import match_facts, regenerate
 
     deal = args.deal
@@ -206,9 +221,32 @@ def _logged_deal(args) -> dict:
             _fail(f"--match {args.match}: {args.path} is not a match run (simulate --matches); give --deal I alone")
         deal = _match_deal(args, meta)  # both indices checked against the run, as replay does
         match = match_facts(args.path, deal)
+    if meta:  # else the regeneration says why it cannot read the run
+        if analyser:
+            _check_run_rules(meta)
+        _say_if_compiling(meta, _analyser_parts() if analyser else ())
     try:
         return regenerate(args.path, deal, match=match)
     except ValueError as e:
+        _fail(str(e))
+
+
+def _check_run_rules(meta: dict) -> None:
+    """The run's rule set, refused in one line (before anything is compiled) where the analyser
+    cannot model it; a rule set that cannot be read is left to the regeneration to say."""
+    import dataclasses
+
+    from .analyse import AnalyseError, check_rules_supported
+    from .rules import Rules
+
+    try:
+        names = {f.name for f in dataclasses.fields(Rules)}
+        rules = Rules(**{k: v for k, v in (meta.get("rules") or {}).items() if k in names}).validate()
+    except Exception:  # noqa: BLE001 - regenerate says what is wrong with the run's metadata
+        return
+    try:
+        check_rules_supported(rules)
+    except AnalyseError as e:
         _fail(str(e))
 
 

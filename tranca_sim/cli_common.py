@@ -139,22 +139,31 @@ def _refuse_unbound(preset: str, raw: dict, mode: str) -> None:
         _fail(f"--rule {key}={raw[key]}: {why}")
 
 
-def _say_if_compiling(meta: dict | None) -> None:
-    """Before the first replayed deal: say so on stderr when the deal player is not compiled yet.
+def _say_if_compiling(meta: dict | None, more: tuple[str, ...] = ()) -> None:
+    """Before the first replayed deal: say so on stderr when the deal player is not compiled yet,
+    in one line with ``more`` (the other parts the command compiles and that are not cached:
+    ``("the analyser",)``).
 
     A run played with a user's strategy file loads that file first (checked unchanged;
     StrategyError otherwise): the engine of this process must be built with it."""
     from tranca_sim.strategies import from_record, prepare_engine
 
-    from .run import COMPILE_TIME, engine_cached
+    from .run import engine_cached
 
     prepare_engine((meta or {}).get("strategies"))  # the search player: compiled in on demand
     for entry in (meta or {}).get("strategies") or ():
         if isinstance(entry, dict) and entry.get("file"):
             from_record(entry)
+    _say_compiling((() if engine_cached("_play_stacked_nb") else ("the deal player",)) + tuple(more))
 
-    if not engine_cached("_play_stacked_nb"):
-        sys.stderr.write(f"compiling the deal player (once, {COMPILE_TIME}) ...\n")  # one write, as _fail
+
+def _say_compiling(parts) -> None:
+    """``compiling the deal player and the analyser (once, ...) ...`` on stderr, in one write (as
+    _fail: an interrupt cannot leave the line without its newline); nothing when ``parts`` is empty."""
+    from .run import COMPILE_TIME
+
+    if parts:
+        sys.stderr.write(f"compiling {' and '.join(parts)} (once, {COMPILE_TIME}) ...\n")
         sys.stderr.flush()
 
 

@@ -520,6 +520,15 @@ def engine_cached(kernel_name: str = "_simulate_nb") -> bool:
         from .engine import kernel, match
 
         disp = getattr(match if kernel_name == "_simulate_matches_nb" else kernel, kernel_name)
+    except Exception:  # noqa: BLE001 - a guess for a message, never a failure
+        return False
+    return kernel_cached(disp)
+
+
+def kernel_cached(disp) -> bool:
+    """Whether numba's disk cache holds the ``cache=True`` kernel ``disp`` (a numba dispatcher)
+    for this machine (as :func:`engine_cached`; the analyser asks about its own kernel)."""
+    try:
         magic = disp.targetctx.codegen().magic_tuple()
         return any(key[1] == magic for key in disp._cache._cache_file._load_index())
     except Exception:  # noqa: BLE001 - a guess for a message, never a failure
