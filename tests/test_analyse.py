@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from cli_call import call, one_error_line
 
-from tranca_sim.analyse import AnalyseError, analyse, play_out, separated
+from tranca_sim.analyse import AnalyseError, analyse, format_analysis, next_best_gap, play_out, separated
 from tranca_sim.engine.log import play_logged
 from tranca_sim.position import parse_position
 from tranca_sim.position_log import decisions, decisions_of, position_at
@@ -186,3 +186,40 @@ def test_a_first_run_says_what_it_compiles_in_one_line(tmp_path, capsys, monkeyp
     what = {"analyse": "the analyser", "review": "the deal player and the analyser", "position": "the deal player"}
     assert said == ([] if cached else [f"compiling {what[command]} (once, {run.COMPILE_TIME}) ..."]), err
     assert cached or err.startswith(said[0])
+
+
+def test_the_next_best_gap_is_the_paired_interval_worked_out_by_hand():
+    # best minus the other, world by world: 10, 11, 12, 8.5; mean 10.375; squared deviations
+    # 0.140625 + 0.390625 + 2.640625 + 3.515625 = 6.6875, sd sqrt(6.6875 / 3) = 1.49304, se 0.74652;
+    # two choices: z 1.95996, half-width 1.46315
+    d = np.array([[10.0, 0.0], [12.0, 1.0], [11.0, -1.0], [9.0, 0.5]])
+    other, m, lo, hi = next_best_gap(d, 0)
+    assert other == 1 and m == pytest.approx(10.375)
+    assert (lo, hi) == (pytest.approx(8.9119, abs=1e-3), pytest.approx(11.8382, abs=1e-3))
+    # four choices: the interval widened for three comparisons with the best, as separated() tests
+    # them (z of 1 - 0.025 / 3 = 2.39398); the next best is the higher mean (column 2: differences
+    # 9, 10, 11, 7.5, the same spread), and a twin of the best (column 3) is not a choice to name
+    d3 = np.column_stack([d, d[:, 0] - [9.0, 10.0, 11.0, 7.5], d[:, 0]])
+    assert d3[:, 2].mean() > d3[:, 1].mean()
+    other, m, lo, hi = next_best_gap(d3, 0)
+    assert other == 2 and m == pytest.approx(9.375)
+    assert hi - m == pytest.approx(2.39398 * 0.74652, abs=1e-3)
+    assert next_best_gap(d[:, [0, 0]], 0) is None  # only a twin: nothing to compare
+
+
+def test_a_separated_stop_prints_the_paired_interval_that_separated_it():
+    """A fresh user's find: "separated" was said beside two marginal intervals that overlapped,
+    without the paired one that justified the stop.  The head now gives the best minus the next
+    best, world by world, with that interval (worked out here from the worlds' outcomes)."""
+    a = analyse(parse_position(GO_OUT), seconds=30, max_worlds=64, batch=16)
+    assert a.stopped == "separated"
+    best, other = a.codes.index(a.choices[0].code), a.codes.index(a.choices[1].code)
+    d = a.outcomes[:, best, 0] - a.outcomes[:, other, 0]
+    half = 1.959964 * d.std(ddof=1) / np.sqrt(len(d))  # two choices: one comparison
+    assert d.mean() - half > 0
+    text = format_analysis(a)
+    want = (
+        f"the best minus the next best (stop melding), world by world on the same worlds: {d.mean():+.0f} points "
+        f"[{d.mean() - half:+.0f}, {d.mean() + half:+.0f}], above 0"
+    )
+    assert want in text, text

@@ -70,6 +70,20 @@ class Analysis:
     policy: str
     outcomes: np.ndarray | None = None  # [world, choice (in ``codes`` order), column]
     codes: list[int] = field(default_factory=list)
+    gap: Gap | None = None  # the best against the next best, world by world
+
+
+@dataclass
+class Gap:
+    """The best choice's points minus the next best's (``other``), world by world on the same
+    worlds: the mean and the interval the separation test uses (95% for the ``compared`` other
+    choices together, Bonferroni), so a separated best has ``lo`` above 0."""
+
+    other: str
+    mean: float
+    lo: float
+    hi: float
+    compared: int
 
 
 def check_position(pos: Position) -> None:
@@ -190,6 +204,22 @@ def separated(diff: np.ndarray, best: int) -> bool:
     return True
 
 
+def next_best_gap(diff: np.ndarray, best: int) -> tuple[int, float, float, float] | None:
+    """``(choice, mean, lo, hi)``: the best choice's points minus the next best's, world by world
+    (``diff`` [world, choice]), with the interval :func:`separated` tests (corrected over the
+    other choices).  The next best is the other choice with the highest mean that does not play
+    out as the best in every world (such a twin is the same choice in effect); None if there is none."""
+    k, n = diff.shape[1], diff.shape[0]
+    others = [c for c in range(k) if c != best and np.any(diff[:, best] != diff[:, c])]
+    if not others or n < 2:
+        return None
+    second = max(others, key=lambda c: float(diff[:, c].mean()))
+    d = diff[:, best] - diff[:, second]
+    z = NormalDist().inv_cdf(1 - 0.025 / (k - 1))
+    m, h = float(d.mean()), z * float(d.std(ddof=1)) / math.sqrt(n)
+    return second, m, m - h, m + h
+
+
 def summarise(pos: Position, codes, words, res: np.ndarray) -> list[Choice]:
     """The choices, best first, with their intervals and their 'why'."""
     from .analyse_kernel import O_DIFF
@@ -288,7 +318,11 @@ def analyse(
                 stopped = "time"
                 break
     res = np.concatenate(parts)
-    return Analysis(pos, summarise(pos, codes, words, res), n, time.perf_counter() - t0, stopped, policy, res, codes)
+    a = Analysis(pos, summarise(pos, codes, words, res), n, time.perf_counter() - t0, stopped, policy, res, codes)
+    got = next_best_gap(res[:, :, 0], best)
+    if got is not None:
+        a.gap = Gap(words[got[0]], got[1], got[2], got[3], len(codes) - 1)
+    return a
 
 
 def format_analysis(a: Analysis) -> str:
@@ -318,10 +352,20 @@ def format_analysis(a: Analysis) -> str:
             )
         )
     widths = [max(len(r[j]) for r in rows) for j in range(4)]
+    g = a.gap
+    if g is not None:
+        verdict = "above 0: the best is better" if g.lo > 0 else "not clear of 0: the two are not told apart yet"
+        head += (
+            f"\nthe best minus the next best ({g.other}), world by world on the same worlds: {g.mean:+.0f} points "
+            f"[{g.lo:+.0f}, {g.hi:+.0f}], {verdict}"
+        )
     lines = [head, ""]
     for r in rows:
         lines.append("  ".join(r[j].ljust(widths[j]) if j != 0 else r[j].rjust(widths[0]) for j in range(4)) + "  " + r[4])
     lines.append("")
     lines.append("points: mean over the worlds, the player's side minus the other, at the end of the deal; "
                  "[ ]: 95% interval of the sampling (the same worlds for every choice)")
+    if g is not None and g.compared > 1:
+        lines.append(f"the best minus the next best: its interval is widened for the {g.compared} choices "
+                     "compared with the best, so that all of them hold together 95% of the time")
     return "\n".join(x.rstrip() for x in lines) + "\n"
