@@ -86,6 +86,33 @@ def test_a_signal_inside_an_import_stops_the_command_after_it(tmp_path, capsys, 
     assert caller_handlers == []  # the command answered it; nothing came after
 
 
+def test_a_signal_while_the_output_lock_is_taken_leaves_no_lock_file(
+    tmp_path, capsys, monkeypatch, caller_handlers
+):
+    """A signal that comes just as the lock file is made, before the command notes it as its own,
+    is answered once the lock is noted: the command unwinds, removing the file (a lock file was
+    left beside the output when the signal came there, under load)."""
+    from tranca_sim import engine, outlock
+
+    real_acquire = outlock._acquire
+
+    def acquire(*args, **kwargs):
+        fd = real_acquire(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.2)  # the handler runs here, the lock file made and not yet noted
+        return fd
+
+    chunk, _ = _chunks_that_wait_for_the_stop(engine.simulate_chunk, 1)
+    monkeypatch.setattr(engine, "simulate_chunk", chunk)
+    monkeypatch.setattr(outlock, "_acquire", acquire)
+    out = tmp_path / "run.parquet"
+    status, _, err = call(["simulate", "--deals", DEALS, "--out", str(out), "--no-progress"], capsys)
+    assert status == 143, err
+    _only_the_line(err, "tranca-sim: error: terminated; no output file was written")
+    assert os.listdir(tmp_path) == []
+    assert caller_handlers == []
+
+
 def test_a_signal_inside_a_finalizer_still_stops_the_run(tmp_path, capsys, monkeypatch, caller_handlers):
     """A finalizer (llvmlite's ObjectRef.__del__ during a compile) would swallow the signal's
     exception and Python would print 'Exception ignored in ...': the signal is sent again."""

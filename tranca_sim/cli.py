@@ -450,10 +450,23 @@ def main(argv=None) -> int:
 
 
 def _flush_stdout() -> None:
-    """The command's printed output reaches its file now, inside the command: a full disk or a
-    closed pipe is then the command's one line (exit 2), not an error lost at the exit."""
-    if sys.stdout is not None:
+    """The command's printed output reaches its file now, inside the command: a full disk is then
+    the command's one line (exit 2), not an error lost at the exit.  A pipe whose reader has gone
+    (``| head -3``) is no error: the reader took what it wanted, and the rest is dropped."""
+    if sys.stdout is None:
+        return
+    try:
         sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+
+
+def _drop_stdout() -> None:
+    """Standard output's reader has gone: what is still to be written there goes nowhere."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _stdout_failed(e: BaseException) -> bool:
@@ -564,7 +577,7 @@ def _main(argv, state: dict) -> int:
     except errors as e:
         _fail(str(e) + _resume_hint(args, e))
     except BrokenPipeError:  # e.g. `tranca-sim strategies | head -1`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
     except Exception as e:
         said = strategy_failure(e)
         if said is None:

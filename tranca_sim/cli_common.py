@@ -75,10 +75,12 @@ def _lock_out(a, out, make_dirs: bool = False) -> None:
     with one line naming that run, whatever else its arguments say. ``make_dirs``: the output's
     missing directories are created first (experiment, tune, ladder: their runs create them); an
     output in a directory that accepts no new file is refused with one line."""
+    from . import stop_request
     from .outlock import OutputBusyError, OutputDirError, output_lock
 
     try:
-        a.locks.enter_context(output_lock(out, make_dirs))
+        with stop_request.put_off():  # taken and handed to the command's stack in one step
+            a.locks.enter_context(output_lock(out, make_dirs))
     except OutputBusyError as e:
         _fail(f"--out {e}")
     except OutputDirError as e:

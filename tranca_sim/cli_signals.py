@@ -12,7 +12,8 @@ shutdown of the workers, the process's own exit).  How:
   second Ctrl-C cannot cut the removal of a temporary file short.
 - A signal that comes while the main thread imports a module or runs a finalizer (a ``__del__``,
   which Python runs between any two steps: llvmlite's, during a compile) is sent again a moment
-  later (:func:`_unsafe`): raised there, its exception would not unwind the command (an import's
+  later (:func:`_unsafe`; so is one inside :func:`tranca_sim.stop_request.put_off`, where an output
+  lock is being taken or released): raised there, its exception would not unwind the command (an import's
   C extension turns it into another error, a finalizer swallows it and Python prints ``Exception
   ignored in ...``).  :meth:`Stop.unraisable` (``sys.unraisablehook`` for the call) catches the
   finalizers that the frames do not show the same way; once a stop began, a finalizer's error is
@@ -111,7 +112,8 @@ class Stop:
         now = time.monotonic()
         if self.signum and now - self.at < REPEAT_IGNORED_SECONDS:
             return  # the command unwinds after the first: its cleanup is not cut short
-        if _unsafe(frame) and now - (self.deferred or now) < DEFER_SECONDS:
+        unsafe = _unsafe(frame) or stop_request.putting_off()
+        if unsafe and now - (self.deferred or now) < DEFER_SECONDS:
             self.deferred = self.deferred or now
             self.send_later(signum)  # raised there, it would be lost or turned into another error
             return

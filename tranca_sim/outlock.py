@@ -38,6 +38,7 @@ import stat
 import sys
 from pathlib import Path
 
+from . import stop_request
 from .io import RunFileError
 
 try:
@@ -240,16 +241,18 @@ def _locked(out, lp: Path, key: str):
         return
     fd = None
     try:  # an interrupt at any step from here on leaves no lock file behind
-        fd = _acquire(out, lp)
-        if fd is not None:
-            _HELD[key] = [fd, 1]
+        with stop_request.put_off():  # made and noted in one step
+            fd = _acquire(out, lp)
+            if fd is not None:
+                _HELD[key] = [fd, 1]
         yield
     finally:
-        if fd is not None:
-            _HELD.pop(key, None)
-            with contextlib.suppress(OSError):
-                os.unlink(lp)  # while still locked: a run waiting on this file sees it gone and retries
-            os.close(fd)
+        with stop_request.put_off():
+            if fd is not None:
+                _HELD.pop(key, None)
+                with contextlib.suppress(OSError):
+                    os.unlink(lp)  # while still locked: a run waiting on this file sees it gone and retries
+                os.close(fd)
 
 
 def locked_output(param: str, make_dirs: bool = False):

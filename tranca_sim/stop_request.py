@@ -9,7 +9,10 @@ transformation matrix``): code that catches ``Exception`` to say "this step fail
 
 from __future__ import annotations
 
+import contextlib
+
 _signum = 0
+_put_off = 0
 
 
 def note(signum: int) -> None:
@@ -21,3 +24,22 @@ def note(signum: int) -> None:
 def requested() -> int:
     """The signal that asked the command to stop, 0 if none."""
     return _signum
+
+
+@contextlib.contextmanager
+def put_off():
+    """A few steps that a stop must not cut in two (a lock file made and noted as held, or the
+    exit that removes it handed to the command): a signal that comes meanwhile is answered a
+    moment after the block (the command line's handlers ask :func:`putting_off` and send it
+    again later), so the command unwinds with nothing half done."""
+    global _put_off
+    _put_off += 1
+    try:
+        yield
+    finally:
+        _put_off -= 1
+
+
+def putting_off() -> bool:
+    """Whether the main thread is inside :func:`put_off`."""
+    return _put_off > 0
