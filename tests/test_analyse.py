@@ -223,3 +223,74 @@ def test_a_separated_stop_prints_the_paired_interval_that_separated_it():
         f"[{d.mean() - half:+.0f}, {d.mean() + half:+.0f}], above 0"
     )
     assert want in text, text
+
+
+# No side is separated quickly here (the pile taken with KD KS, or the stock: about 900 worlds).
+SLOW = """\
+rules: tranca
+turn: 9
+to move: seat 0, draw
+hand: KD KS 7C 7D 9H JS 4C 5S 2C
+hands: 9 11 10 11
+meld A: QH QD QC
+meld B: 8C 8D 2S
+pile: 6H 10S KH
+red 3s A: 3H
+morto A: waiting
+morto B: waiting
+stock: 35
+"""
+
+
+def _stop_at_call(real, n_calls: int):
+    """``real`` that raises KeyboardInterrupt (as Ctrl-C does) at its ``n_calls``-th call."""
+    calls = []
+
+    def fake(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == n_calls:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    return fake
+
+
+def test_an_interrupted_analysis_prints_its_ranking_so_far_then_its_one_line(tmp_path, capsys, monkeypatch):
+    """A fresh user's find: Ctrl-C dropped every world played.  The worlds of the batches finished
+    (the compile's empty call, then two of 32) are ranked and printed, marked interrupted; stderr
+    holds the one interrupt line."""
+    from cli_call import only_the_line
+
+    import tranca_sim.analyse as an
+
+    f = tmp_path / "slow.txt"
+    f.write_text(SLOW, encoding="utf-8")
+    monkeypatch.setattr(an, "play_out", _stop_at_call(an.play_out, 4))
+    status, out, err = call(["analyse", str(f), "--time", "60", "--no-progress"], capsys)
+    assert status == 130
+    only_the_line(err, "tranca-sim: error: interrupted; the ranking of the 64 worlds played is printed, marked interrupted")
+    assert "64 worlds in " in out and "INTERRUPTED: the ranking of the worlds played so far" in out
+    rows = [x for x in out.splitlines() if x[:3] in ("1  ", "2  ", "3  ")]
+    assert len(rows) == 3 and rows[0].startswith("1  ")  # the draw's three choices, ranked
+
+
+def test_an_interrupted_review_prints_the_decisions_it_finished_then_its_one_line(capsys, monkeypatch, small_run):
+    from cli_call import only_the_line
+
+    import tranca_sim.review as rvm
+
+    argv = ["review", str(small_run), "--deal", "1", "--phases", "discard", "--time", "0.01", "--max-worlds", "8"]
+    status, whole, err = call(argv, capsys)
+    assert status == 0, err
+    monkeypatch.setattr(rvm, "analyse", _stop_at_call(rvm.analyse, 3))  # the third analysed discard
+    status, out, err = call(argv, capsys)
+    assert status == 130
+    table = [" ".join(x.split()) for x in out.splitlines() if x.split(" ", 1)[0].isdigit()]  # widths aside
+    n = len(table)
+    only_the_line(err, f"tranca-sim: error: interrupted; the {n} decisions reviewed before it are printed")
+    assert "INTERRUPTED at turn " in out and "total lost: " in out
+    # what it printed is the uninterrupted review's first rows: two analysed discards (and the
+    # forced ones among them), not the one cut short
+    whole_table = [" ".join(x.split()) for x in whole.splitlines() if x.split(" ", 1)[0].isdigit()]
+    assert n >= 2 and whole_table[: n] == table and len(whole_table) > n
+    assert sum("forced" not in x for x in table) == 2

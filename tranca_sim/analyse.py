@@ -25,6 +25,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ._plural import plural
 from .position import SIDES, Position, cards_text
 from .position_state import legal_choices, observation, to_state
 
@@ -66,7 +67,7 @@ class Analysis:
     choices: list[Choice]  # best first
     worlds: int
     seconds: float
-    stopped: str  # "separated", "time", "worlds" or "one choice"
+    stopped: str  # "separated", "time", "worlds", "one choice" or "interrupted"
     policy: str
     outcomes: np.ndarray | None = None  # [world, choice (in ``codes`` order), column]
     codes: list[int] = field(default_factory=list)
@@ -281,6 +282,10 @@ def analyse(
     ------
     AnalyseError
         For a rule set the worlds cannot model or a position with no legal choice.
+    KeyboardInterrupt
+        Or another stop that is not an ``Exception`` (a termination): re-raised, with the ranking
+        of the worlds played so far, ``stopped`` "interrupted", as its ``partial`` attribute when
+        a batch was finished (so the command line can print it).
     """
     from .describe import describe_choices
 
@@ -294,31 +299,44 @@ def analyse(
     policy = policy or default_policy()
     play_out(pos, codes, 0, 0, key, policy, st)  # compiled before the clock starts (a first run)
     t0 = time.perf_counter()
-    parts = []
+    parts: list[np.ndarray] = []
+    try:
+        stopped = _play_batches(pos, codes, words, parts, t0, seconds, max_worlds, batch, policy, key, progress, st,
+                                threads)  # fmt: skip
+    except BaseException as e:
+        if not isinstance(e, Exception) and parts:  # Ctrl-C, a termination: what was played is kept
+            e.partial = _analysis(pos, codes, words, parts, t0, "interrupted", policy)
+        raise
+    return _analysis(pos, codes, words, parts, t0, stopped, policy)
+
+
+def _play_batches(pos, codes, words, parts, t0, seconds, max_worlds, batch, policy, key, progress, st, threads) -> str:
+    """Play batches of worlds into ``parts`` until a stop; the stop's name (:class:`Analysis`)."""
     n = 0
-    stopped = "worlds"
     while n < max_worlds:
         k = min(batch, max_worlds - n)
         parts.append(play_out(pos, codes, k, n, key, policy, st, threads))
         n += k
-        res = np.concatenate(parts)
-        diff = res[:, :, 0]
+        diff = np.concatenate(parts)[:, :, 0]
         best = int(np.argmax(diff.mean(axis=0)))
         elapsed = time.perf_counter() - t0
         if progress is not None:
             progress(n, elapsed, words[best], float(diff[:, best].mean()))
         if n >= MIN_WORLDS:
             if len(codes) == 1:
-                stopped = "one choice"
-                break
+                return "one choice"
             if separated(diff, best):
-                stopped = "separated"
-                break
+                return "separated"
             if elapsed >= seconds:
-                stopped = "time"
-                break
+                return "time"
+    return "worlds"
+
+
+def _analysis(pos, codes, words, parts, t0, stopped, policy) -> Analysis:
+    """The :class:`Analysis` of the worlds played (``parts``, batches of outcomes)."""
     res = np.concatenate(parts)
-    a = Analysis(pos, summarise(pos, codes, words, res), n, time.perf_counter() - t0, stopped, policy, res, codes)
+    a = Analysis(pos, summarise(pos, codes, words, res), len(res), time.perf_counter() - t0, stopped, policy, res, codes)
+    best = int(np.argmax(res[:, :, 0].mean(axis=0)))
     got = next_best_gap(res[:, :, 0], best)
     if got is not None:
         a.gap = Gap(words[got[0]], got[1], got[2], got[3], len(codes) - 1)
@@ -332,12 +350,13 @@ def format_analysis(a: Analysis) -> str:
     other = "".join(SIDES[s] for s in range(p.rules.n_sides) if s != side)
     head = (
         f"seat {p.seat} ({SIDES[side]}) to {p.phase}, turn {p.turn}, {p.rules.name}; hand {cards_text(p.hand)}\n"
-        f"{a.worlds} worlds in {a.seconds:.1f} s, rollouts to the end of the deal by {a.policy}; "
+        f"{plural(a.worlds, 'world', fmt=',')} in {a.seconds:.1f} s, rollouts to the end of the deal by {a.policy}; "
         + {
             "separated": "stopped: the best choice is separated from the rest",
             "time": "stopped at the time limit: the best choice is not separated from every other",
             "worlds": "stopped at the most worlds asked",
             "one choice": "one legal choice",
+            "interrupted": "INTERRUPTED: the ranking of the worlds played so far, before any stop",
         }[a.stopped]
     )
     rows = [("", "choice", f"points {SIDES[side]}-{other}", "win the deal", "why")]

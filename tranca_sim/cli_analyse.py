@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._plural import plural
 from .cli_common import PROG, _fail, _say_compiling, _say_if_compiling
 
 
@@ -149,6 +150,12 @@ def _cmd_analyse(args) -> None:
                     key=args.seed, progress=_progress(args), threads=args.threads)
     except AnalyseError as e:
         _fail(str(e))
+    except BaseException as e:  # Ctrl-C, a termination: the ranking so far is printed, then its one line
+        partial = _partial(args, e)
+        if partial is not None:
+            sys.stdout.write(format_analysis(partial))
+            args.kept = f"the ranking of the {plural(partial.worlds, 'world', fmt=',')} played is printed, marked interrupted"
+        raise
     finally:
         _end_progress(args)
     sys.stdout.write(format_analysis(a))
@@ -172,9 +179,25 @@ def _cmd_review(args) -> None:
                     threads=args.threads)
     except AnalyseError as e:
         _fail(str(e))
+    except BaseException as e:  # Ctrl-C, a termination: the decisions finished are printed, then its one line
+        partial = _partial(args, e)
+        if partial is not None:
+            sys.stdout.write(format_review(partial, f"deal {args.deal} of {args.path}"))
+            n = len(partial.rows)
+            args.kept = f"the {plural(n, 'decision')} reviewed before it {'are' if n != 1 else 'is'} printed"
+        raise
     finally:
         _end_progress(args)
     sys.stdout.write(format_review(rv, f"deal {args.deal} of {args.path}"))
+
+
+def _partial(args, e: BaseException):
+    """What an interrupted analysis or review kept (``e.partial``), the progress line cleared
+    first; None for an error (an ``Exception``) or when nothing was finished."""
+    if isinstance(e, Exception):
+        return None
+    _end_progress(args)
+    return getattr(e, "partial", None)
 
 
 def _read_position_file(path: str):

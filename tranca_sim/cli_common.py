@@ -211,6 +211,8 @@ def _stopped(what: str, state: dict) -> str:
         if getattr(args, "written", None):
             return f"{what} after writing {args.written}"
         return f"{what}; {args.out} was not written (an existing one is left as it was)"
+    if args is not None and getattr(args, "kept", None):  # analyse, review: what they printed
+        return f"{what}; {args.kept}"
     if args is None or args.command != "simulate":
         return what
     written = getattr(args, "written", None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ._plural import plural
 from .analyse import _Z, analyse
 from .position import SIDES
 from .position_log import decisions_of
@@ -38,6 +39,7 @@ class Review:
     rows: list[Reviewed] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
     policy: str = ""
+    interrupted: str = ""  # the decision at which the review was stopped ("turn 12 discard"), "" if none
 
     @property
     def total(self) -> tuple[float, float, float]:
@@ -58,10 +60,12 @@ def review(log: dict, seat: int, seconds: float = 1.0, max_worlds: int = 100_000
     ------
     tranca_sim.analyse.AnalyseError
         For a rule set the analyser cannot model.
+    KeyboardInterrupt
+        Or another stop that is not an ``Exception`` (a termination): re-raised, with the review
+        of the decisions finished so far (``interrupted`` naming the one cut short) as its
+        ``partial`` attribute when at least one was finished.
     """
-    from .analyse import check_position, default_policy
-    from .describe import describe_choices, played_choice
-    from .position_state import legal_choices, to_state
+    from .analyse import default_policy
     from .referee.logfile import _normalize
 
     rules = _normalize(log)[0]
@@ -71,37 +75,54 @@ def review(log: dict, seat: int, seconds: float = 1.0, max_worlds: int = 100_000
 
     label = strategy_label(strategies[side]) if side < len(strategies) else "?"
     rv = Review(seat, SIDES[side], label, policy=policy or default_policy())
-    for d in decisions_of(log, seat):
-        if d.phase not in phases:
-            continue
-        pos = d.position
-        check_position(pos)
-        st = to_state(pos)
-        codes = [int(c) for c in legal_choices(pos, st)]
-        words = describe_choices(pos, st, codes)
-        i = played_choice(pos, st, codes, d.played, d.after)
-        if i is None:
-            rv.unmatched.append(f"turn {d.turn} {d.phase}: {d.played}")
-            continue
-        if len(codes) == 1:
-            rv.rows.append(Reviewed(d.turn, d.phase, words[i], words[i], 0.0, (0.0, 0.0), 1, 0))
-            continue
-        a = analyse(pos, seconds=seconds, max_worlds=max_worlds, policy=policy, key=key, progress=progress, st=st,
-                    threads=threads)
-        best = a.codes.index(a.choices[0].code)
-        diff = a.outcomes[:, best, 0] - a.outcomes[:, i, 0]
-        m = float(diff.mean())
-        se = float(diff.std(ddof=1)) / math.sqrt(len(diff)) if len(diff) > 1 else 0.0
-        rv.rows.append(Reviewed(d.turn, d.phase, words[i], words[best], m, (m - _Z * se, m + _Z * se), len(codes), a.worlds))
+    d = None
+    try:
+        for d in decisions_of(log, seat):
+            if d.phase in phases:
+                _review_one(rv, d, seconds, max_worlds, policy, key, progress, threads)
+    except BaseException as e:
+        if not isinstance(e, Exception) and rv.rows:  # Ctrl-C, a termination: the finished rows are kept
+            rv.interrupted = f"turn {d.turn} {d.phase}" if d is not None else "the start"
+            e.partial = rv
+        raise
     return rv
+
+
+def _review_one(rv: Review, d, seconds, max_worlds, policy, key, progress, threads) -> None:
+    """The row of decision ``d`` (:func:`tranca_sim.position_log.decisions_of`), added to ``rv``."""
+    from .analyse import check_position
+    from .describe import describe_choices, played_choice
+    from .position_state import legal_choices, to_state
+
+    pos = d.position
+    check_position(pos)
+    st = to_state(pos)
+    codes = [int(c) for c in legal_choices(pos, st)]
+    words = describe_choices(pos, st, codes)
+    i = played_choice(pos, st, codes, d.played, d.after)
+    if i is None:
+        rv.unmatched.append(f"turn {d.turn} {d.phase}: {d.played}")
+        return
+    if len(codes) == 1:
+        rv.rows.append(Reviewed(d.turn, d.phase, words[i], words[i], 0.0, (0.0, 0.0), 1, 0))
+        return
+    a = analyse(pos, seconds=seconds, max_worlds=max_worlds, policy=policy, key=key, progress=progress, st=st,
+                threads=threads)
+    best = a.codes.index(a.choices[0].code)
+    diff = a.outcomes[:, best, 0] - a.outcomes[:, i, 0]
+    m = float(diff.mean())
+    se = float(diff.std(ddof=1)) / math.sqrt(len(diff)) if len(diff) > 1 else 0.0
+    rv.rows.append(Reviewed(d.turn, d.phase, words[i], words[best], m, (m - _Z * se, m + _Z * se), len(codes), a.worlds))
 
 
 def format_review(rv: Review, where: str) -> str:
     lines = [
-        f"review of seat {rv.seat} (side {rv.side}, {rv.strategy}) in {where}: {len(rv.rows)} decisions, "
+        f"review of seat {rv.seat} (side {rv.side}, {rv.strategy}) in {where}: {plural(len(rv.rows), 'decision')}, "
         f"rollouts by {rv.policy}",
         "",
     ]
+    if rv.interrupted:
+        lines[1:1] = [f"INTERRUPTED at {rv.interrupted}: the decisions reviewed before it; the later ones were not"]
     rows = [("turn", "phase", "played", "analyser's best", "points lost [95%]")]
     for r in rv.rows:
         lost = "forced" if r.n_choices == 1 else ("best" if r.played == r.best else f"{r.lost:.0f} [{r.ci[0]:.0f}, {r.ci[1]:.0f}]")
@@ -110,7 +131,7 @@ def format_review(rv: Review, where: str) -> str:
     for x in rows:
         lines.append("  ".join(x[j].ljust(widths[j]) for j in range(5)).rstrip())
     m, lo, hi = rv.total
-    lines += ["", f"total lost: {m:.0f} points [{lo:.0f}, {hi:.0f}] over {len(rv.rows)} decisions"]
+    lines += ["", f"total lost: {m:.0f} points [{lo:.0f}, {hi:.0f}] over {plural(len(rv.rows), 'decision')}"]
     worst = rv.worst()
     if worst:
         lines.append("worst decisions:")
