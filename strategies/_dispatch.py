@@ -53,4 +53,6 @@ def choose_redraw(sid, prm, obs, rng):
         return _s0.choose_redraw(prm, obs, rng)
     elif sid == 1:
         return _s1.choose_redraw(prm, obs, rng)
+    elif sid == 3:
+        return _s3.choose_redraw(prm, obs, rng)
     return 0

@@ -2,15 +2,15 @@
 
 At each searched decision the player samples ``worlds`` deals consistent with
 its observation (never the hidden cards themselves), plays every legal choice
-out in each with the rollout policy (``tuned`` when it exists, else ``basic``) for all four seats, and keeps
+out in each with the rollout policy (``tuned`` when it exists, else ``basic``) for every seat, and keeps
 the choice with the best mean score difference to the end of the deal (or to
 a static evaluation after ``turns`` more turns).  Perfect information Monte
 Carlo: Ginsberg (2001), JAIR 14; Long, Sturtevant, Buro & Furtak (2010), AAAI.
 The worlds, rollouts and decision are :mod:`tranca_sim.strategies.pimc_search`; docs/strategies.md
 "The search player" describes the method, its parameters and its cost.
 
-Supported presets: :data:`SUPPORTED_PRESETS` (4 seats in two partnerships);
-:func:`check_rules` refuses any other.
+It plays every preset (two partnerships or 2 or 3 solo players); :func:`check_rules`
+refuses only the option it does not model (a minimum first meld).
 """
 
 from tranca_sim.engine.jit import njit
@@ -19,6 +19,7 @@ from tranca_sim.strategies.pimc_search import (
     PH_DISCARD,
     PH_DRAW,
     PH_MELD,
+    PH_REDRAW,
     POLICY_NAMES,
     search_choice,
 )
@@ -67,23 +68,16 @@ def tip_params(tip: dict, without: dict) -> dict:
     return out
 
 
-#: presets the world sampler reconstructs (4 seats in partnerships; checked by tests/test_search.py)
-SUPPORTED_PRESETS = ("tranca", "tranca-aberta", "tranca-carioca")
-
-
 def check_rules(rules) -> None:
-    """Refuse a rule set the search player cannot model (:class:`tranca_sim.strategies.StrategyError`)."""
+    """Refuse a rule set the search player cannot model (:class:`tranca_sim.strategies.StrategyError`): it
+    plays every preset; of the options, only a minimum first meld (``first_meld_min``) is not
+    played by its rollouts."""
     from tranca_sim.strategies import StrategyError
 
-    if rules.name not in SUPPORTED_PRESETS or rules.n_seats != 4 or not rules.partnerships:
+    if getattr(rules, "first_meld_min", 0) != 0:
         raise StrategyError(
-            f"strategy 'search' supports the presets {', '.join(SUPPORTED_PRESETS)} "
-            f"(4 seats in partnerships), not {rules.name!r}"
-        )
-    if getattr(rules, "stock_out", 0) != 0:
-        raise StrategyError(
-            "strategy 'search' cannot play stock_out=1 (a morto becoming the stock): its sampled "
-            "worlds keep the mortos apart from the stock; use stock_out=0"
+            "strategy 'search' cannot play first_meld_min (a minimum first meld): its rollouts "
+            "do not model it; use first_meld_min=0"
         )
 
 
@@ -100,6 +94,13 @@ def choose_meld(prm, obs, acts, n, rng):
 @njit(cache=True, _nrt=False, inline="always")  # issue 9: no library of its own
 def choose_discard(prm, obs, rng):
     return search_choice(PH_DISCARD, True, prm, obs, acts_none(obs), 0, rng)
+
+
+@njit(cache=True, _nrt=False, inline="always")  # issue 9: no library of its own
+def choose_redraw(prm, obs, rng):
+    """003's first-player redraw: keep the card drawn (0) or throw it back and draw again (1),
+    both searched as the discard is."""
+    return search_choice(PH_REDRAW, True, prm, obs, acts_none(obs), 0, rng)
 
 
 @njit(cache=True, inline="always")

@@ -12,10 +12,23 @@ import numpy as np
 from tranca_sim.engine.cards import N_KINDS
 from tranca_sim.engine.deal import fill_pub, setup_deal
 from tranca_sim.engine.jit import njit
+from tranca_sim.engine.melds import side_of
 from tranca_sim.engine.obs import A_STOCK, PUB_LEN, Obs, act
-from tranca_sim.engine.state import SC_DECK_N, SC_OVER, SC_SEAT, SC_STOCK_PTR, SE_HAND_N, SS_INDIRECT_SEAT
-from tranca_sim.engine.turn import place_red3s
-from tranca_sim.strategies.pimc_search import apply_draw, meld_phase, rollout
+from tranca_sim.engine.rng import seed_stream
+from tranca_sim.engine.state import SC_OVER, SC_SEAT, SE_HAND_N, SS_INDIRECT_SEAT, copy_state, new_state_nb
+from tranca_sim.engine.turn import legal_discard, morto_to_stock, place_red3s
+from tranca_sim.rules import R_MORTOS_FACE_UP, R_N_SIDES
+from tranca_sim.schema import OS_LEN
+from tranca_sim.strategies.pimc_search import (
+    DEFAULT_POLICY,
+    PH_DISCARD,
+    POLICY_PRM,
+    _play_candidate,
+    apply_draw,
+    evaluate,
+    meld_phase,
+    rollout,
+)
 
 
 @njit(cache=True)
@@ -25,7 +38,7 @@ def rollout_deal(st, rp, deck, first_seat, prm, turns):
     setup_deal(st, rp, deck, deck.shape[0], first_seat)
     acts = np.zeros(512, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
-    hidden = np.zeros((2, N_KINDS), np.int16)
+    hidden = np.zeros((rp[R_N_SIDES], N_KINDS), np.int16)
     rngs = np.zeros((4, 4), np.uint64)
     rollout(st, rp, prm, rngs, acts, pub, hidden, turns)
 
@@ -33,17 +46,19 @@ def rollout_deal(st, rp, deck, first_seat, prm, turns):
 @njit(cache=True)
 def to_discard(st, rp, prm):
     """Start the turn of the seat to move: red 3s, a stock draw, the policy's melds (stops at its
-    discard decision).  Returns False if the deal ended on the way or the hand has one card."""
+    discard decision).  Returns False if the deal ended on the way or the hand has one card.
+    An empty stock is refilled by an untaken morto where the rules say so (``stock_out = 1``)."""
     seat = st.sc[SC_SEAT]
-    if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
-        st.ss[seat & 1, SS_INDIRECT_SEAT] = -1
+    side = side_of(rp, seat)
+    if st.ss[side, SS_INDIRECT_SEAT] == seat:
+        st.ss[side, SS_INDIRECT_SEAT] = -1
     place_red3s(st, rp, seat)
-    if st.sc[SC_STOCK_PTR] >= st.sc[SC_DECK_N]:
+    if not morto_to_stock(st, rp, seat):
         return False
     apply_draw(st, rp, seat, act(A_STOCK, 0, 0))
     acts = np.zeros(512, np.int32)
     pub = np.zeros(PUB_LEN, np.int32)
-    hidden = np.zeros((2, N_KINDS), np.int16)
+    hidden = np.zeros((int(rp[R_N_SIDES]), N_KINDS), np.int16)
     rng = np.zeros(4, np.uint64)
     if meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
         return False
@@ -51,7 +66,42 @@ def to_discard(st, rp, prm):
 
 
 def observe(st, rp, seat) -> Obs:
-    """Seat ``seat``'s observation of ``st`` (its hand, the public facts, no hidden counts)."""
+    """Seat ``seat``'s observation of ``st`` (its hand, the public facts, the mortos only when the
+    rules deal them face up), as :func:`tranca_sim.engine.observe.player_obs` builds it."""
     pub = np.zeros(PUB_LEN, np.int32)
     fill_pub(st, rp, seat, pub)
-    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, np.zeros((2, N_KINDS), np.int16), rp)
+    morto = st.morto if rp[R_MORTOS_FACE_UP] != 0 else np.zeros((int(rp[R_N_SIDES]), N_KINDS), np.int16)
+    return Obs(st.hand[seat], pub, st.pile, st.mh, st.mc, st.taken, morto, rp)
+
+
+@njit(cache=True)
+def peeking_discard(st, rp, worlds, turns, key):
+    """The never-peeks test's control: the discard the search's loop chooses when every world is
+    the true deal ``st`` (the other hands, the mortos and the stock order as they are), a player
+    that peeks.  Candidates, rollout policy and streams as :func:`tranca_sim.strategies.pimc_search.search_choice`
+    with ``key`` (no margin, no tip); returns the card kind."""
+    me = st.sc[SC_SEAT]
+    side = side_of(rp, me)
+    n_sides = rp[R_N_SIDES]
+    cand = np.zeros(N_KINDS, np.int64)
+    nc = 0
+    for k in range(N_KINDS):
+        if legal_discard(st, rp, me, k):
+            cand[nc] = k
+            nc += 1
+    totals = np.zeros(max(nc, 1))
+    prm = POLICY_PRM[DEFAULT_POLICY].copy()
+    world = new_state_nb(1, n_sides)
+    acts = np.zeros(512, np.int32)
+    pub = np.zeros(PUB_LEN, np.int32)
+    hidden = np.zeros((n_sides, N_KINDS), np.int16)
+    rngs = np.zeros((4, 4), np.uint64)
+    out = np.zeros((n_sides, OS_LEN), np.int32)
+    for w in range(worlds):
+        for c in range(nc):
+            copy_state(world, st)
+            for s in range(4):
+                seed_stream(rngs[s], key, w, 1 + s)
+            _play_candidate(PH_DISCARD, cand[c], world, rp, me, prm, prm, rngs, acts, pub, hidden, turns, -1)
+            totals[c] += evaluate(world, rp, side, out)
+    return cand[np.argmax(totals[:nc])] if nc > 0 else -1

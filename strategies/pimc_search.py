@@ -3,7 +3,7 @@
 Method ("perfect information Monte Carlo", PIMC): at a decision the player
 samples ``worlds`` full deals consistent with what it has seen (its
 :data:`~tranca_sim.engine.obs.Obs`), plays every legal choice out in each world
-with a fixed rollout policy for all four seats, and takes the choice with the
+with a fixed rollout policy for every seat, and takes the choice with the
 best mean score difference (own side minus the other) at the end of the deal,
 or at a static evaluation after ``turns`` more turns.  Ginsberg (2001), "GIB:
 Imperfect information in a computationally challenging game", JAIR 14; Long,
@@ -28,10 +28,16 @@ asks the rollout policy directly instead of the strategy switch (the switch
 holds the search player itself); ``tests/test_search.py`` checks that the copy
 plays whole deals exactly as the engine does.
 
-Scope: 4 seats in two partnerships, same-rank melds and runs, face-down or
-face-up mortos.  Not reconstructed from the Obs (not in it): whether a seat has
-melded before this turn (for em cima: taken as "its side has melds") and which
-seat holds an indirectly taken morto not yet played (guessed from hand sizes).
+Scope: every preset: 4 seats in two partnerships or 2 or 3 solo players (each
+with an own morto), same-rank melds and runs, face-down or face-up mortos, the
+first player's redraw (003: searched as a decision of its own), the indirect
+morto paid when void (002), and an untaken morto becoming the stock when the
+stock runs out (``stock_out = 1``: the sampled worlds keep each waiting morto's
+cards where the engine takes them from).  Not played: a minimum first meld
+(``first_meld_min``, refused by :func:`tranca_sim.strategies.pimc.check_rules`).  Not
+reconstructed from the Obs (not in it): whether a seat has melded before this
+turn (for em cima: taken as "its side has melds") and which seat holds an
+indirectly taken morto not yet played (guessed from hand sizes).
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from tranca_sim.engine.melds import (
     is_red3,
     list_draw_actions,
     list_meld_actions,
+    side_of,
 )
 from tranca_sim.engine.obs import (
     A_RUN_EXT,
@@ -82,6 +89,7 @@ from tranca_sim.engine.state import (
     END_STOCK_OUT,
     END_TURN_LIMIT,
     MAX_SEATS,
+    MAX_SIDES,
     MAXM,
     MH_LEN,
     MH_TYPE,
@@ -108,6 +116,7 @@ from tranca_sim.engine.state import (
     SS_INDIRECT_SEAT,
     SS_LEN,
     SS_MORTO,
+    SS_MORTO_AT,
     SS_MORTO_SEAT,
     SS_MORTO_TURN,
     SS_N_MELDS,
@@ -125,6 +134,7 @@ from tranca_sim.engine.turn import (
     go_out,
     lay_red3s_at_end,
     legal_discard,
+    morto_to_stock,
     place_red3s,
     redraw,
     redraw_card,
@@ -135,9 +145,14 @@ from tranca_sim.rules import (
     R_FIRST_REDRAW,
     R_MAX_TURNS,
     R_MELD_RUNS,
+    R_MELD_SETS,
     R_MORTO_SIZE,
     R_MORTOS_FACE_UP,
     R_N_JOKERS,
+    R_N_SEATS,
+    R_N_SIDES,
+    R_STOCK_OUT,
+    R_THREES_SPECIAL,
 )
 from tranca_sim.schema import OS_LEN, OS_SCORE
 from tranca_sim.strategies import basic as _basic
@@ -145,6 +160,7 @@ from tranca_sim.strategies import basic as _basic
 PH_DRAW = 0
 PH_MELD = 1
 PH_DISCARD = 2
+PH_REDRAW = 3  # the first player's redraw (003): keep the drawn card (0) or throw it back (1)
 
 
 def _policies():
@@ -186,8 +202,10 @@ MAX_CAND = 64  # candidates per decision (meld actions are at most ~40, discard 
 def meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
     """The meld phase of ``seat``'s turn under the rollout policy (``basic`` with ``prm``), as in
     :func:`tranca_sim.engine.deal.play_turn`.  Returns True if the deal is over."""
+    # runs only (open buraco): no set can be listed, so the sets' listing is skipped, as play_turn does
+    sets_listed = rp[R_MELD_SETS] != 0 or rp[R_THREES_SPECIAL] != 0
     while True:
-        n = list_meld_actions(st, rp, seat, acts)
+        n = list_meld_actions(st, rp, seat, acts) if sets_listed else 0
         if rp[R_MELD_RUNS] != 0:
             n = list_run_actions(st, rp, seat, acts, n)
         if n == 0:
@@ -213,13 +231,14 @@ def apply_meld(st, rp, seat, a):
 @njit(cache=True, _nrt=False)
 def discard_phase(st, rp, seat, prm, rng, pub, hidden):
     """The discard of ``seat``'s turn under the rollout policy, as in ``play_turn``."""
+    side = side_of(rp, seat)
     if st.se[seat, SE_HAND_N] == 0:
-        if can_go_out(st, rp, seat & 1):
+        if can_go_out(st, rp, side):
             go_out(st, rp, seat)
         else:
             st.sc[SC_OVER] = END_STOCK_OUT
         return
-    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, seat & 1):
+    if st.se[seat, SE_HAND_N] == 1 and not can_empty(st, rp, side):
         st.sc[SC_OVER] = END_STOCK_OUT
         return
     k = _basic.choose_discard(prm, _obs(st, rp, seat, pub, hidden), rng)
@@ -243,13 +262,30 @@ def apply_draw(st, rp, seat, a):
 
 
 @njit(cache=True, _nrt=False)
+def policy_redraw(st, rp, seat, prm, rng, pub, hidden):
+    """The first player's redraw (003, ``first_player_redraw``) under the rollout policy, as
+    :func:`tranca_sim.engine.deal._first_redraw`: the caller has drawn from the stock on turn 0."""
+    k = redraw_card(st, seat)
+    if k >= 0:
+        obs = _obs(st, rp, seat, pub, hidden)
+        pub[PUB_REDRAW_CARD] = k
+        if _basic.choose_redraw(prm, obs, rng) == 1:
+            redraw(st, rp, seat, k)
+
+
+@njit(cache=True, _nrt=False)
 def rollout_turn(st, rp, seat, prm, rng, acts, pub, hidden):
     """One whole turn of ``seat`` under the rollout policy: :func:`tranca_sim.engine.deal.play_turn`
-    without the log and the checks, asking ``basic`` (with ``prm``) instead of the strategy switch."""
-    if st.ss[seat & 1, SS_INDIRECT_SEAT] == seat:
-        st.ss[seat & 1, SS_INDIRECT_SEAT] = -1
+    without the log and the checks, asking ``basic`` (with ``prm``) instead of the strategy switch.
+    An empty stock is refilled by an untaken morto where the rules say so (``stock_out = 1``)."""
+    side = side_of(rp, seat)
+    if st.ss[side, SS_INDIRECT_SEAT] == seat:
+        st.ss[side, SS_INDIRECT_SEAT] = -1
     st.sc[SC_NO_DISCARD] = 0
     place_red3s(st, rp, seat)
+    if rp[R_STOCK_OUT] != 0 and st.sc[SC_STOCK_PTR] >= st.sc[SC_DECK_N] and not morto_to_stock(st, rp, seat):
+        st.sc[SC_OVER] = END_STOCK_OUT  # 004: stock and mortos out, the deal ends (VARIANTS 14)
+        return
     n = list_draw_actions(st, rp, seat, acts)
     if rp[R_MELD_RUNS] != 0:
         n = list_run_captures(st, rp, seat, acts, n)
@@ -262,30 +298,27 @@ def rollout_turn(st, rp, seat, prm, rng, acts, pub, hidden):
     if apply_draw(st, rp, seat, acts[i]):
         return
     if act_type(acts[i]) == A_STOCK and rp[R_FIRST_REDRAW] != 0 and st.sc[SC_TURN] == 0:
-        k = redraw_card(st, seat)  # 003 first-player redraw, as deal._first_redraw
-        if k >= 0:
-            obs = _obs(st, rp, seat, pub, hidden)
-            pub[PUB_REDRAW_CARD] = k
-            if _basic.choose_redraw(prm, obs, rng) == 1:
-                redraw(st, rp, seat, k)
+        policy_redraw(st, rp, seat, prm, rng, pub, hidden)  # 003 first-player redraw
     if meld_phase(st, rp, seat, prm, rng, acts, pub, hidden):
         return
     discard_phase(st, rp, seat, prm, rng, pub, hidden)
 
 
 @njit(cache=True, _nrt=False)
-def end_turn(st, seat):
-    """The bookkeeping of :func:`tranca_sim.engine.deal.play_deal` after a turn."""
+def end_turn(st, rp, seat):
+    """The bookkeeping of :func:`tranca_sim.engine.deal.play_deal` after a turn (clockwise round
+    the table's ``n_seats`` players)."""
     st.se[seat, SE_MELDED] |= st.se[seat, SE_MELDED_NOW]
     st.se[seat, SE_MELDED_NOW] = 0
     st.sc[SC_TURN] += 1
-    st.sc[SC_SEAT] = (seat + 1) % 4
+    st.sc[SC_SEAT] = seat + 1 if seat + 1 < rp[R_N_SEATS] else 0
 
 
 @njit(cache=True, _nrt=False, inline="always")  # issue 9: one level fewer above the rollout turn
 def rollout(st, rp, prm, rngs, acts, pub, hidden, turns):
     """Play on from ``st`` under the rollout policy until the deal ends or ``turns`` turns have
-    been played (``turns <= 0``: to the end).  ``rngs`` ``uint64[4, 4]``: one stream per seat."""
+    been played (``turns <= 0``: to the end).  ``rngs`` ``uint64[4, 4]``: one stream per seat
+    (rows past the table's ``n_seats`` unused)."""
     rollout_sides(st, rp, prm, prm, 0, rngs, acts, pub, hidden, turns)
 
 
@@ -304,23 +337,29 @@ def rollout_sides(st, rp, prm, tprm, side, rngs, acts, pub, hidden, turns):
             st.sc[SC_OVER] = END_TURN_LIMIT
             break
         seat = st.sc[SC_SEAT]
-        if (seat & 1) == side:
+        if side_of(rp, seat) == side:
             rollout_turn(st, rp, seat, tprm, rngs[seat], acts, pub, hidden)
         else:
             rollout_turn(st, rp, seat, prm, rngs[seat], acts, pub, hidden)
-        end_turn(st, seat)
+        end_turn(st, rp, seat)
         played += 1
     lay_red3s_at_end(st, rp)
 
 
 @njit(cache=True, _nrt=False)
 def evaluate(st, rp, side, out):
-    """Score difference ``side`` minus the other side: the deal's score if it is over, else the
-    static evaluation "the score if the deal stopped now" (melds, canasta bonuses, red 3s, a
-    waiting morto's penalty, cards in hand).  A deal over has had its held red 3s laid by the
-    rollout (:func:`rollout_sides`), as the engine lays them."""
+    """Score difference ``side`` minus the other side (three solo players: minus the mean of the
+    other two): the deal's score if it is over, else the static evaluation "the score if the deal
+    stopped now" (melds, canasta bonuses, red 3s, a waiting morto's penalty, cards in hand).  A
+    deal over has had its held red 3s laid by the rollout (:func:`rollout_sides`), as the engine
+    lays them."""
     score_deal(st, rp, out)
-    return out[side, OS_SCORE] - out[1 - side, OS_SCORE]
+    ns = rp[R_N_SIDES]
+    others = 0.0
+    for sd in range(ns):
+        if sd != side:
+            others += out[sd, OS_SCORE]
+    return out[side, OS_SCORE] - others / (ns - 1)
 
 
 # ---- worlds ------------------------------------------------------------------------------
@@ -330,16 +369,23 @@ def evaluate(st, rp, side, out):
 def sample_world(obs, rng, st, unseen, pool):
     """Fill ``st`` with one full deal consistent with ``obs`` (hidden cards drawn with ``rng``).
 
-    ``unseen`` ``int64[N_KINDS]`` and ``pool`` ``int16[PACK_MAX]`` are scratch.  Returns the
-    number of unseen cards dealt.  Reads nothing but ``obs``: the other hands, the waiting
-    face-down mortos and the stock are a uniform deal of the cards not seen (the pack minus the
-    player's hand, the melds, the pile and the red 3s laid), except that each seat's hand first
-    gets the cards it took from the pile that are seen nowhere else (up to its hand size), and
-    red 3s go to the mortos and the stock (a hand never keeps one past its turn).
+    ``unseen`` ``int64[N_KINDS]`` and ``pool`` ``int16[PACK_MAX]`` are scratch; ``st`` has
+    :data:`~tranca_sim.engine.state.MAX_SIDES` side rows (any table).  Returns the number of
+    unseen cards dealt.  Reads nothing but ``obs``: the other hands, the waiting face-down
+    mortos and the stock are a uniform deal of the cards not seen (the pack of the rules, 104
+    cards and ``n_jokers`` jokers, minus the player's hand, the melds, the pile and the red 3s
+    laid), except that each seat's hand first gets the cards it took from the pile that are seen
+    nowhere else (up to its hand size), and red 3s go to the mortos and the stock (a hand never
+    keeps one past its turn).  The table's ``n_seats`` hands and ``n_sides`` mortos (one a
+    partnership or solo player) are the observed sizes.  Where an untaken morto becomes the
+    stock when the stock runs out (``stock_out = 1``), each waiting morto's cards also lie in
+    ``deck`` after the stock, where :func:`tranca_sim.engine.turn.morto_to_stock` finds them.
     """
     rp = obs.rp
     pub = obs.pub
     me = pub[PUB_SEAT]
+    n_seats = rp[R_N_SEATS]
+    n_sides = rp[R_N_SIDES]
     reset_state(st)
     st.sc[SC_LOG_ON] = 0  # a sampled world is never logged
     for k in range(N_KINDS):
@@ -349,7 +395,7 @@ def sample_world(obs, rng, st, unseen, pool):
     copy3d(st.mh, obs.mh)
     copy3d(st.mc, obs.mc)
     copy2d(st.taken, obs.taken)
-    for sd in range(2):
+    for sd in range(n_sides):
         for m in range(pub[PUB_N_MELDS + sd]):
             for k in range(N_KINDS):
                 unseen[k] -= obs.mc[sd, m, k]
@@ -357,21 +403,21 @@ def sample_world(obs, rng, st, unseen, pool):
     for i in range(pn):
         st.pile[i] = obs.pile[i]
         unseen[obs.pile[i]] -= 1
-    for sd in range(2):
+    for sd in range(n_sides):
         for _ in range(pub[PUB_RED3 + sd]):
             k = 15 if unseen[15] > 0 else 28
             unseen[k] -= 1
             st.red3[sd, k] += 1
     face_up = rp[R_MORTOS_FACE_UP] != 0
-    for sd in range(2):
+    for sd in range(n_sides):
         if pub[PUB_MORTO + sd] == MS_WAITING:
             if face_up:
                 for k in range(N_KINDS):
                     st.morto[sd, k] = obs.morto[sd, k]
                     unseen[k] -= obs.morto[sd, k]
     n_hands = 0
-    for j in range(1, 4):
-        s = (me + j) % 4
+    for j in range(1, n_seats):
+        s = (me + j) % n_seats
         room = pub[PUB_HAND_N + s]
         for k in range(N_KINDS):
             if room == 0:
@@ -405,8 +451,8 @@ def sample_world(obs, rng, st, unseen, pool):
                 pool[nxt] = t
                 nxt += 1
     p = 0
-    for j in range(1, 4):
-        s = (me + j) % 4
+    for j in range(1, n_seats):
+        s = (me + j) % n_seats
         have = 0
         for k in range(N_KINDS):
             have += st.hand[s, k]
@@ -414,15 +460,24 @@ def sample_world(obs, rng, st, unseen, pool):
             if p < n:
                 st.hand[s, pool[p]] += 1
                 p += 1
-    if not face_up:
-        for sd in range(2):
-            if pub[PUB_MORTO + sd] == MS_WAITING:
+    stock_n = pub[PUB_STOCK_N]
+    d = stock_n  # the waiting mortos: counts, and their cards in deck after the stock's
+    for sd in range(n_sides):
+        if pub[PUB_MORTO + sd] == MS_WAITING:
+            st.ss[sd, SS_MORTO_AT] = d
+            if face_up:
+                for k in range(N_KINDS):
+                    for _ in range(st.morto[sd, k]):
+                        st.deck[d] = k
+                        d += 1
+            else:
                 for _ in range(rp[R_MORTO_SIZE]):
                     if p < n:
                         st.morto[sd, pool[p]] += 1
+                        st.deck[d] = pool[p]
                         p += 1
-    stock_n = pub[PUB_STOCK_N]
-    for i in range(stock_n):
+                        d += 1
+    for i in range(stock_n):  # the stock: deck[0:stock_n], top first
         if p < n:
             st.deck[i] = pool[p]
             p += 1
@@ -432,12 +487,12 @@ def sample_world(obs, rng, st, unseen, pool):
     turn = pub[PUB_TURN]
     st.sc[SC_TURN] = turn
     st.sc[SC_SEAT] = me
-    st.sc[SC_FIRST_SEAT] = (me - turn) % 4
+    st.sc[SC_FIRST_SEAT] = (me - turn) % n_seats
     st.sc[SC_OUT_SEAT] = -1
     st.sc[SC_REDRAWN] = pub[PUB_REDRAWN] + 1
     nd = pub[PUB_NO_DISCARD]
     st.sc[SC_NO_DISCARD] = nd + 1 if nd >= 0 else 0
-    for sd in range(2):
+    for sd in range(n_sides):
         st.ss[sd, SS_MORTO] = pub[PUB_MORTO + sd]
         st.ss[sd, SS_MORTO_TURN] = -1
         st.ss[sd, SS_MORTO_SEAT] = -1
@@ -452,14 +507,14 @@ def sample_world(obs, rng, st, unseen, pool):
         if pub[PUB_MORTO + sd] == MS_INDIRECT:
             # a seat holding exactly a morto's worth of cards that has not played since taking it
             # by its discard: the seats after the player up to its own previous turn
-            for j in range(1, 4):
-                s = (me - j) % 4
-                if (s & 1) == sd and pub[PUB_HAND_N + s] == rp[R_MORTO_SIZE]:
+            for j in range(1, n_seats):
+                s = (me - j) % n_seats
+                if side_of(rp, s) == sd and pub[PUB_HAND_N + s] == rp[R_MORTO_SIZE]:
                     st.ss[sd, SS_INDIRECT_SEAT] = s
                     break
-    for s in range(4):
+    for s in range(n_seats):
         st.se[s, SE_HAND_N] = pub[PUB_HAND_N + s]
-        st.se[s, SE_MELDED] = 1 if pub[PUB_N_MELDS + (s & 1)] > 0 else 0
+        st.se[s, SE_MELDED] = 1 if pub[PUB_N_MELDS + side_of(rp, s)] > 0 else 0
     st.se[me, SE_MELDED_NOW] = pub[PUB_MELDED_NOW]
     return n
 
@@ -474,23 +529,23 @@ def _state_view(p, off):
     off += 2 * PACK_MAX
     hand = view(p, off, (MAX_SEATS, N_KINDS), np.int16)
     off += 2 * MAX_SEATS * N_KINDS
-    morto = view(p, off, (2, N_KINDS), np.int16)
-    off += 2 * 2 * N_KINDS
+    morto = view(p, off, (MAX_SIDES, N_KINDS), np.int16)
+    off += 2 * MAX_SIDES * N_KINDS
     pile = view(p, off, (PACK_MAX,), np.int16)
     off += 2 * PACK_MAX
-    mh = view(p, off, (2, MAXM, MH_LEN), np.int16)
-    off += 2 * 2 * MAXM * MH_LEN
-    mc = view(p, off, (2, MAXM, N_KINDS), np.int16)
-    off += 2 * 2 * MAXM * N_KINDS
-    red3 = view(p, off, (2, N_KINDS), np.int16)
-    off += 2 * 2 * N_KINDS
+    mh = view(p, off, (MAX_SIDES, MAXM, MH_LEN), np.int16)
+    off += 2 * MAX_SIDES * MAXM * MH_LEN
+    mc = view(p, off, (MAX_SIDES, MAXM, N_KINDS), np.int16)
+    off += 2 * MAX_SIDES * MAXM * N_KINDS
+    red3 = view(p, off, (MAX_SIDES, N_KINDS), np.int16)
+    off += 2 * MAX_SIDES * N_KINDS
     taken = view(p, off, (MAX_SEATS, N_KINDS), np.int16)
     off += 2 * MAX_SEATS * N_KINDS
     off = (off + 7) // 8 * 8
     sc = view(p, off, (SC_LEN,), np.int32)
     off += 4 * SC_LEN
-    ss = view(p, off, (2, SS_LEN), np.int32)
-    off += 4 * 2 * SS_LEN
+    ss = view(p, off, (MAX_SIDES, SS_LEN), np.int32)
+    off += 4 * MAX_SIDES * SS_LEN
     se = view(p, off, (MAX_SEATS, SE_LEN), np.int32)
     off += 4 * MAX_SEATS * SE_LEN
     log = view(p, off, (2,), np.int32)
@@ -499,18 +554,19 @@ def _state_view(p, off):
     return State(deck, hand, morto, pile, mh, mc, red3, taken, sc, ss, se, log), off
 
 
-STATE_BYTES = 8 * ((2 * (2 * PACK_MAX + 2 * MAX_SEATS * N_KINDS + 4 * N_KINDS + 2 * MAXM * (MH_LEN + N_KINDS)) + 7) // 8) + 8 * ((4 * (SC_LEN + 2 * SS_LEN + MAX_SEATS * SE_LEN) + 8 + 7) // 8)  # fmt: skip
+#: one State of :func:`_state_view` (side rows for every table: MAX_SIDES)
+STATE_BYTES = 8 * ((2 * (2 * PACK_MAX + 2 * MAX_SEATS * N_KINDS + 2 * MAX_SIDES * N_KINDS + MAX_SIDES * MAXM * (MH_LEN + N_KINDS)) + 7) // 8) + 8 * ((4 * (SC_LEN + MAX_SIDES * SS_LEN + MAX_SEATS * SE_LEN) + 8 + 7) // 8)  # fmt: skip
 SCRATCH_BYTES = (
     2 * STATE_BYTES  # the world, the world played on
     + 4 * 512  # acts
     + 4 * PUB_LEN
-    + 2 * 2 * N_KINDS  # hidden (zeros)
+    + 2 * MAX_SIDES * N_KINDS  # hidden (zeros)
     + 8 * N_PARAMS  # the rollout policy's parameters
     + 8 * N_PARAMS  # the same with the search player's tip (its own side's rollouts)
     + 8 * N_PARAMS  # the same with the tip's parameters at their values without the tip
     + 8 * 4 * 4  # rollout streams
     + 8 * 4  # world stream
-    + 4 * 2 * OS_LEN
+    + 4 * MAX_SIDES * OS_LEN
     + 8 * MAX_CAND  # totals
     + 4 * MAX_CAND  # candidates
     + 8 * N_KINDS  # unseen
@@ -520,13 +576,15 @@ SCRATCH_BYTES = (
 
 
 @njit(cache=True, _nrt=False, inline="always")  # issue 9: one level fewer above the rollout turn
-def _play_candidate(phase, c, st, rp, me, prm, tprm, rngs, acts, pub, hidden, turns):
+def _play_candidate(phase, c, st, rp, me, prm, tprm, rngs, acts, pub, hidden, turns, redraw_k):
     """Play candidate ``c`` (an action code, or for ``PH_MELD`` -1 = stop, for ``PH_DISCARD`` a
-    kind) for seat ``me`` in world ``st``, finish the turn and roll out (``me``'s side with the
-    row ``tprm``, the other side with ``prm``)."""
+    kind, for ``PH_REDRAW`` 0 keep / 1 throw back the card drawn) for seat ``me`` in world ``st``,
+    finish the turn and roll out (``me``'s side with the row ``tprm``, the others with ``prm``)."""
     over = False
     if phase == PH_DRAW:
         over = apply_draw(st, rp, me, c)
+        if not over and act_type(c) == A_STOCK and rp[R_FIRST_REDRAW] != 0 and st.sc[SC_TURN] == 0:
+            policy_redraw(st, rp, me, tprm, rngs[me], pub, hidden)  # 003: the first player's redraw
         if not over:
             over = meld_phase(st, rp, me, tprm, rngs[me], acts, pub, hidden)
         if not over:
@@ -538,22 +596,27 @@ def _play_candidate(phase, c, st, rp, me, prm, tprm, rngs, acts, pub, hidden, tu
                 over = meld_phase(st, rp, me, tprm, rngs[me], acts, pub, hidden)
         if not over:
             discard_phase(st, rp, me, tprm, rngs[me], pub, hidden)
+    elif phase == PH_REDRAW:
+        if c == 1:
+            redraw(st, rp, me, redraw_k)
+        if not meld_phase(st, rp, me, tprm, rngs[me], acts, pub, hidden):
+            discard_phase(st, rp, me, tprm, rngs[me], pub, hidden)
     else:
         discard(st, rp, me, c)
-    end_turn(st, me)
-    rollout_sides(st, rp, prm, tprm, me & 1, rngs, acts, pub, hidden, turns)
+    end_turn(st, rp, me)
+    rollout_sides(st, rp, prm, tprm, side_of(rp, me), rngs, acts, pub, hidden, turns)
 
 
 @njit(cache=True, _nrt=False)
 def search_choice(phase, search, sprm, obs, acts, n, rng):
     """The search player's answer at one decision.
 
-    ``phase`` ``PH_DRAW`` / ``PH_MELD`` / ``PH_DISCARD``; ``search`` False: the rollout policy's
+    ``phase`` ``PH_DRAW`` / ``PH_MELD`` / ``PH_DISCARD`` / ``PH_REDRAW``; ``search`` False: the rollout policy's
     answer without searching; ``sprm`` the ``search`` strategy's
     parameter row (``worlds``, ``turns``, ``melds``, ``policy``, ``margin``, see
     :mod:`tranca_sim.strategies.pimc`; then the tip's slots, :data:`TIP_AT`); ``obs``, ``acts``, ``n``, ``rng`` as the engine passes them to a
-    strategy.  Returns an index into ``acts[:n]`` (draw, meld; -1 = stop melding) or a card kind
-    (discard).  The rollout policy's own answer is kept unless another candidate's mean over the
+    strategy.  Returns an index into ``acts[:n]`` (draw, meld; -1 = stop melding), a card kind
+    (discard) or 0 / 1 (redraw: keep the card drawn / throw it back and draw again).  The rollout policy's own answer is kept unless another candidate's mean over the
     worlds beats it by more than ``margin`` points; candidates are compared on the same worlds
     and the same rollout streams (common random numbers).  Draws exactly one number from ``rng``
     when it searches.
@@ -572,8 +635,9 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
     pol = min(max(int(sprm[3]), 0), POLICY_PRM.shape[0] - 1)
     margin = sprm[4]
     me = obs.pub[PUB_SEAT]
-    side = me & 1
     rp = obs.rp
+    side = side_of(rp, me)
+    redraw_k = obs.pub[PUB_REDRAW_CARD] if phase == PH_REDRAW else -1
     # the rollout policy's own answer, and the candidates
     p = sys_malloc(SCRATCH_BYTES)
     base, off = _state_view(p, 0)
@@ -582,8 +646,8 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
     off += 4 * 512
     pub = view(p, off, (PUB_LEN,), np.int32)
     off += 4 * PUB_LEN
-    hidden = view(p, off, (2, N_KINDS), np.int16)
-    off += 4 * N_KINDS
+    hidden = view(p, off, (MAX_SIDES, N_KINDS), np.int16)
+    off += 2 * MAX_SIDES * N_KINDS
     off = (off + 7) // 8 * 8
     prm = view(p, off, (N_PARAMS,), np.float64)
     off += 8 * N_PARAMS
@@ -599,8 +663,8 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
     off += 8 * MAX_CAND
     unseen = view(p, off, (N_KINDS,), np.int64)
     off += 8 * N_KINDS
-    out = view(p, off, (2, OS_LEN), np.int32)
-    off += 4 * 2 * OS_LEN
+    out = view(p, off, (MAX_SIDES, OS_LEN), np.int32)
+    off += 4 * MAX_SIDES * OS_LEN
     cand = view(p, off, (MAX_CAND,), np.int32)
     off += 4 * MAX_CAND
     pool = view(p, off, (PACK_MAX,), np.int16)
@@ -637,6 +701,14 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
             cand[nc] = acts[i]
             nc += 1
         own = own_i + 1 if -1 <= own_i < n else 0
+    elif phase == PH_REDRAW:
+        own_r = _basic.choose_redraw(tprm, obs, rng)
+        if tipped:
+            binds = _basic.choose_redraw(oprm, obs, rng) != own_r
+        cand[0] = 0
+        cand[1] = 1
+        nc = 2 if redraw_k >= 0 else 1
+        own = 1 if own_r == 1 and nc == 2 else 0
     else:
         own_k = _basic.choose_discard(tprm, obs, rng)
         if tipped:
@@ -660,7 +732,9 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
                 copy_state(st, base)
                 for s in range(4):
                     seed_stream(rngs[s], key, w, 1 + s)
-                _play_candidate(phase, cand[c], st, rp, me, prm, tprm, rngs, wacts, pub, hidden, turns)
+                _play_candidate(
+                    phase, cand[c], st, rp, me, prm, tprm, rngs, wacts, pub, hidden, turns, redraw_k
+                )
                 totals[c] += evaluate(st, rp, side, out)
         best = own
         best_v = totals[own] + margin * worlds
@@ -669,7 +743,7 @@ def search_choice(phase, search, sprm, obs, acts, n, rng):
                 best = c
                 best_v = totals[c]
         own = best
-    if phase == PH_DRAW:
+    if phase == PH_DRAW or phase == PH_REDRAW:
         ans = own
     elif phase == PH_MELD:
         ans = own - 1
