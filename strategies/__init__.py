@@ -112,8 +112,8 @@ class StrategySpec:
 
 def check_rules(specs, rules) -> None:
     """Let each strategy refuse a rule set it cannot play: a strategy module may define
-    ``check_rules(rules)`` raising :class:`StrategyError` (``search`` plays 4-seat partnership
-    presets only).  ``specs``: :class:`StrategySpec` objects; ``rules``: a
+    ``check_rules(rules)`` raising :class:`StrategyError` (``search`` refuses a minimum first
+    meld, ``first_meld_min``).  ``specs``: :class:`StrategySpec` objects; ``rules``: a
     :class:`tranca_sim.rules.Rules`."""
     for spec in specs:
         mod = _module(spec.name)

@@ -32,10 +32,12 @@ stock: 58
 """
 
 
-def test_the_analysis_never_sees_the_hidden_cards():
+@pytest.mark.parametrize("preset", ["tranca", "tranca-3p", "buraco"])
+def test_the_analysis_never_sees_the_hidden_cards(preset):
     """Two stand-in states of one position, the hidden cards dealt again at random (consistent with
-    what the seat knows), give the same outcomes world by world."""
-    log = play_logged(get_preset("tranca"), ["basic", "basic"], 11, 2)
+    what the seat knows), give the same outcomes world by world (three players, Buraco's morto
+    becoming the stock: the worlds of every preset)."""
+    log = play_logged(get_preset(preset), ["basic", "basic"], 11, 2)
     rng = random.Random(5)
     checked = 0
     for phase, turn in (("draw", 5), ("discard", 9)):
@@ -101,8 +103,10 @@ def test_separation_needs_the_paired_interval_above_zero():
 
 
 def test_a_rule_set_the_worlds_cannot_model_is_refused():
-    pos = position_at(play_logged(get_preset("buraco"), ["basic", "basic"], 3, 0), 4, "draw")
-    with pytest.raises(AnalyseError, match="supports the presets"):
+    # every preset is played; a minimum first meld is not (the rollouts do not model it)
+    rules = get_preset("buraco").replace(first_meld_min=75)
+    pos = position_at(play_logged(rules, ["basic", "basic"], 3, 0), 4, "draw")
+    with pytest.raises(AnalyseError, match="first_meld_min"):
         analyse(pos, seconds=0.01, max_worlds=1)
 
 

@@ -26,6 +26,18 @@ def _write(tmp_path, top: str, variants: str = VARIANT, head: str = HEAD):
     return p
 
 
+def _refuse_search(monkeypatch):
+    """A stand-in check that refuses the search player (every shipped preset lets it play, and an
+    experiment cannot set the one option it refuses, a minimum first meld)."""
+    from tranca_sim import strategies
+
+    def refuse(specs, rules):
+        if any(s.name == "search" for s in specs):
+            raise strategies.StrategyError(f"strategy 'search' cannot play {rules.name} (a stand-in)")
+
+    monkeypatch.setattr(strategies, "check_rules", refuse)
+
+
 @pytest.mark.parametrize(
     ("top", "key"),
     [
@@ -59,13 +71,13 @@ def test_a_wrong_strength_or_blocks_is_one_line_naming_the_key(tmp_path, top, ke
     assert msg.startswith(f"{p}: {key}: "), msg
 
 
-def test_a_strength_the_preset_cannot_play_is_named(tmp_path):
-    # the search player models four seats in partnerships of the Tranca presets, not buraco
+def test_a_strength_the_preset_cannot_play_is_named(tmp_path, monkeypatch):
+    _refuse_search(monkeypatch)
     p = _write(tmp_path, 'preset = "buraco"\nstrength = ["basic", "search"]\n', "[[variants]]\nstrategy = \"basic:clean_patience=2\"\n")
     with pytest.raises(SpecError) as e:
         load_spec(p)
     assert str(e.value).startswith(f"{p}: strength[1]: "), e.value
-    assert "buraco" in str(e.value)
+    assert "cannot play buraco (a stand-in)" in str(e.value)
 
 
 def test_strength_needs_a_tip_and_the_duplicate_design(tmp_path):

@@ -175,9 +175,17 @@ def test_cli_bad_file_exits_2_with_one_line(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-def test_a_strategy_that_cannot_play_the_preset_is_named_by_its_field(tmp_path, capsys):
+def test_a_strategy_that_cannot_play_the_preset_is_named_by_its_field(tmp_path, capsys, monkeypatch):
     """A fresh user's find: search in a buraco experiment was refused only after the progress
-    bar had started, without naming the variant; the file's check names it, nothing runs."""
+    bar had started, without naming the variant; the file's check names it, nothing runs.  The
+    search player now plays every preset: a stand-in check refuses it."""
+    from tranca_sim import strategies
+
+    def refuse(specs, rules):
+        if any(s.name == "search" for s in specs):
+            raise strategies.StrategyError(f"strategy 'search' cannot play {rules.name} (a stand-in)")
+
+    monkeypatch.setattr(strategies, "check_rules", refuse)
     text = GOOD.replace('baseline = "basic"', 'baseline = "basic"\npreset = "buraco"')
     p = write(tmp_path, text.replace('strategy = "basic:go_out=0"', 'strategy = "search:worlds=2"'))
     with pytest.raises(SystemExit) as e:
@@ -185,7 +193,7 @@ def test_a_strategy_that_cannot_play_the_preset_is_named_by_its_field(tmp_path, 
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(
-        f"tranca-sim: error: {p}: variants[0].strategy: strategy 'search' supports the presets"
+        f"tranca-sim: error: {p}: variants[0].strategy: strategy 'search' cannot play buraco (a stand-in)"
     )
     assert err.count("\n") == 1 and not (tmp_path / "out").exists()
 

@@ -181,12 +181,28 @@ def test_cli_ladder_deck_counts_name_the_flag_given(argv, said, tmp_path, capsys
     assert not (tmp_path / "o").exists()
 
 
-def test_cli_ladder_default_players_refused_by_a_preset_say_how_to_choose(tmp_path, capsys):
-    # the default ladder holds the search player, which plays only 4-seat partnership Tranca
+def test_the_default_ladder_plays_every_preset():
+    # the search player plays every preset (issue 23 item 2): no default player is refused
+    from tranca_sim.lab.ladder.ladder import DEFAULT_PLAYERS, make_players
+    from tranca_sim.rules import PRESETS
+
+    for preset in PRESETS:
+        assert len(make_players(DEFAULT_PLAYERS, preset, players_given=False)) == len(DEFAULT_PLAYERS)
+
+
+def test_cli_ladder_default_players_refused_by_a_preset_say_how_to_choose(tmp_path, capsys, monkeypatch):
+    # no shipped preset refuses a default player now: a stand-in check refuses the search player
+    from tranca_sim import strategies
+
+    def refuse(specs, rules):
+        if any(s.name == "search" for s in specs):
+            raise strategies.StrategyError(f"strategy 'search' cannot play {rules.name} (a stand-in)")
+
+    monkeypatch.setattr(strategies, "check_rules", refuse)
     status, _, err = call(
         ["ladder", "--out", str(tmp_path / "o"), "--preset", "buraco", "--decks", "4"], capsys
     )
-    assert status == 2 and "strategy 'search' supports the presets" in err
+    assert status == 2 and "strategy 'search' cannot play buraco (a stand-in)" in err
     assert "choose the players with --player" in err
     # a fresh user's find: the player was shown as a Python tuple ('search small', 'search:...')
     assert "default player 'search small' (search:worlds=8,turns=12): " in err and "('" not in err

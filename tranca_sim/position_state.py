@@ -4,7 +4,7 @@ legal choices.
 The position holds only what the seat to move knows, so the state made here fills every hidden
 place (the other hands, the face-down mortos, the stock) with the cards nobody has seen, in a
 fixed order: a stand-in, never read by the analyser, which samples its worlds from the
-observation alone (:func:`tranca_sim.strategies.pimc_search.sample_world`).  ``tests/test_analyse.py``
+observation alone (:func:`tranca_sim.strategies.pimc_worlds.sample_world`).  ``tests/test_analyse.py``
 checks that another stand-in gives the same analysis.
 """
 
