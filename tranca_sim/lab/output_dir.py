@@ -190,7 +190,7 @@ class RunWriter:
     def write(self, cols: dict) -> None:
         with _io.writing(self.path):
             self._w.write_table(_io.chunk_table(cols, self.meta))
-        self.deals += len(cols["side"]) // 2
+        self.deals += len(cols["side"]) // len(self.illegal)  # rows a deal: one per side (2, or 3)
         if "invariant_errors" in cols and "deal_index" in cols:  # per deal, repeated on its rows
             _, first = np.unique(np.asarray(cols["deal_index"]), return_index=True)
             self.errors += int(np.asarray(cols["invariant_errors"])[first].sum())

@@ -566,7 +566,7 @@ def load_spec(path, deals_cap: int | None = None) -> dict:
         seen[v["label"]] = i
     from .spec_strength import read_blocks, read_strength
 
-    blocks = read_blocks(c, doc)
+    blocks = read_blocks(c, doc, design)
     strength = read_strength(
         c, doc, {"design": design, "baseline": baseline, "budget": budget, "batch": batch, "preset": rules.name,
                  "variants": variants, "deals_cap": deals_cap, "decision": decision}

@@ -48,14 +48,17 @@ def _fail_list(c, value):
     )
 
 
-def read_blocks(c, doc: dict) -> int:
-    """``blocks`` (default 1): a whole number from 1 to :data:`MAX_BLOCKS`."""
+def read_blocks(c, doc: dict, design: str = "duplicate") -> int:
+    """``blocks`` (default 1): a whole number from 1 to :data:`MAX_BLOCKS`; two or more play the
+    duplicate design (the rotation at three solo players), not the fixed opponent's."""
     v = doc.get("blocks", 1)
     if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BLOCKS:
         c.fail(
             "blocks",
             f"must be a whole number from 1 to {MAX_BLOCKS} (blocks of fresh decks; 2 or more to confirm), got {v!r}",
         )
+    if v > 1 and design == "fixed-opponent":
+        c.fail("blocks", "blocks of fresh decks play the duplicate design, not fixed-opponent; leave out blocks")
     return v
 
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from ... import io as _io
 from ..statistics.designs import RunPlan, duplicate_units, slug
+from ..statistics.rotation import rotation_units
 
 KIND = "strengths"
 
@@ -61,6 +62,46 @@ def pairs_of(spec: dict, strength: dict) -> list[tuple[str, str, str]]:
     return [(v["label"], *pair_texts(strength, v["tip"], v["without"], spec["preset"])) for v in spec["variants"]]
 
 
+def roles_of(n_sides: int) -> tuple[str, ...]:
+    """The runs of a cell: the duplicate design's ``ab`` and ``ba`` at two sides, the rotation's
+    ``s0``, ``s1``, ``s2`` (the variant in seat 0, 1, 2) at three solo players."""
+    return ("ab", "ba") if n_sides == 2 else ("s0", "s1", "s2")
+
+
+def role_sides(role: str, on: str, off: str) -> tuple[str, ...]:
+    """The strategy texts by side of a cell's run ``role`` (:func:`roles_of`)."""
+    if role == "ab":
+        return on, off
+    if role == "ba":
+        return off, on
+    sides = [off] * 3
+    sides[int(role[1:])] = on
+    return tuple(sides)
+
+
+class _Control:
+    """The rotation's all-baseline table of one block and player (``off`` in every seat), shared by
+    its cells: played as far as the furthest cell asks, each cell paired on its own decks."""
+
+    def __init__(self, key: str, off: str, writer):
+        self.key, self.off, self.writer = key, off, writer
+        self.chunks: list[dict] = []
+        self.deals = 0
+
+    def deals_for(self, rules, seed: int, start: int, count: int, simulate) -> tuple[dict, int]:
+        """Its deals ``start .. start + count - 1`` (playing the missing ones), and how many it played."""
+        from ..statistics.designs import DESIGN_COLUMNS
+
+        played = max(0, start + count - self.deals)
+        if played:
+            cols = simulate(rules, (self.off,) * 3, seed, self.deals, played)
+            self.writer.write(cols)
+            self.chunks.append({c: np.asarray(cols[c]) for c in DESIGN_COLUMNS})
+            self.deals += played
+        cols = {c: np.concatenate([ch[c] for ch in self.chunks]) for c in self.chunks[0]}
+        return {c: a[3 * start : 3 * (start + count)] for c, a in cols.items()}, played
+
+
 class _Cell:
     """One (tip, strength) of one block: its runs, units and stop."""
 
@@ -74,6 +115,8 @@ class _Cell:
         self.looks: list[int] = []
         self.stopped_by = None
         self.half_width = math.inf
+        self.roles = roles_of(2)  # its runs (:func:`roles_of`)
+        self.control: _Control | None = None  # the rotation's all-baseline table it is paired with
 
 
 def _cpu() -> float:
@@ -89,18 +132,18 @@ def run_strengths(spec: dict, src, out, threads: int | None = None, progress: bo
     import numba
     from tqdm.auto import tqdm
 
-    from tranca_sim.strategies import resolve
-
     from ...engine import simulate_chunk
     from ...rules import Rules
     from ...run import engine_cached, say_if_compiling
-    from ..output_dir import RunWriter, run_meta, swap_into_place
+    from ..output_dir import RunWriter, swap_into_place
     from ..statistics.blocks import block_seed
     from ..statistics.inference import cs_rho2, sequential_interval
     from .looks import decide_look, stop_reason
 
     out, src = Path(out), Path(src)
     rules = Rules(**spec["rules"])
+    n_sides = rules.n_sides  # 2: the duplicate design; 3 (three solo players): the rotation
+    roles = roles_of(n_sides)
     strengths = strengths_of(spec)
     if any(s["kind"] == "search" for s in strengths):
         from tranca_sim.strategies.user import include_search
@@ -110,7 +153,7 @@ def run_strengths(spec: dict, src, out, threads: int | None = None, progress: bo
     threads_before = numba.get_num_threads()
     numba.set_num_threads(n_threads)
     stop = spec["stopping"]
-    rho2 = {s["strategy"]: cs_rho2(_tune(s, spec) / 2, stop["alpha"]) for s in strengths}
+    rho2 = {s["strategy"]: cs_rho2(_tune(s, spec) / n_sides, stop["alpha"]) for s in strengths}  # in decks
     pairs = {s["strategy"]: pairs_of(spec, s) for s in strengths}
     tmp = _io.temp_dir_path(out)
     writers: dict[str, RunWriter] = {}
@@ -136,35 +179,46 @@ def run_strengths(spec: dict, src, out, threads: int | None = None, progress: bo
             seed = block_seed(spec["seed"], spec["preset"], b)
             blocks_out.append({"block": b, "seed": seed})
             block_cells = []
+            controls: dict[str, _Control] = {}  # the rotation's all-baseline tables, by player
+            where = (tmp / "runs", spec, seed, b, n_threads)
             for s in strengths:
                 for label, on, off in pairs[s["strategy"]]:
                     key = f"b{b}-{slug(s['label'])}-v{len(block_cells) + 1:02d}-{slug(label)}"
                     c = _Cell(len(block_cells), b, s, label, on, off, key)
+                    c.roles = roles
                     block_cells.append(c)
-                    for role, sides in (("ab", (on, off)), ("ba", (off, on))):
-                        plan = RunPlan(f"{key}.{role}", label, *sides, role)
-                        specs = tuple(resolve(t, preset=spec["preset"]) for t in sides)
-                        meta = run_meta(plan, specs, spec, n_threads)
-                        meta["master_seed"] = seed
-                        meta["experiment"].update(block=b, strength=s["label"])
-                        writers[plan.key] = RunWriter(tmp / "runs" / f"{plan.key}.parquet", meta)
+                    for role in roles:
+                        sides = role_sides(role, on, off)
+                        plan = RunPlan(f"{key}.{role}", label, *sides[:2], role, *sides[2:])
+                        writers[plan.key] = _open_run(plan, s["label"], *where)
+                    if n_sides == 3 and off not in controls:
+                        ck = f"b{b}-control-{len(controls) + 1:02d}"
+                        plan = RunPlan(ck, "baseline", off, off, "control", off)
+                        writers[ck] = _open_run(plan, s["label"], *where)
+                        controls[off] = _Control(ck, off, writers[ck])
+                    c.control = controls.get(off)
             judges = _families(spec, block_cells)
             look = 0
             while any(c.stopped_by is None for c in block_cells):
                 look += 1
                 active = [c for c in block_cells if c.stopped_by is None]
                 for c in active:
-                    batch_units = c.strength["batch"] // 2
                     start = c.n_units
-                    count = min(batch_units, c.strength["budget"] // 2 - start)
+                    count = min(c.strength["batch"] // n_sides, c.strength["budget"] // n_sides - start)
                     got = {}
-                    for role, sides in (("ab", (c.on, c.off)), ("ba", (c.off, c.on))):
-                        cols = simulate_chunk(rules, sides, seed, start, count)
+                    for role in roles:
+                        cols = simulate_chunk(rules, role_sides(role, c.on, c.off), seed, start, count)
                         writers[f"{c.key}.{role}"].write(cols)
                         got[role] = cols
                         bar.update(count)
                         played += count
-                    paired = duplicate_units(got["ab"], got["ba"])
+                    if n_sides == 2:
+                        paired = duplicate_units(got["ab"], got["ba"])
+                    else:
+                        base, extra = c.control.deals_for(rules, seed, start, count, simulate_chunk)
+                        bar.update(extra)
+                        played += extra
+                        paired = rotation_units(got["s0"], got["s1"], got["s2"], base)
                     c.units.append(paired.units)
                     c.outcomes.append(paired.outcomes)
                     c.n_units += len(paired.units)
@@ -178,7 +232,7 @@ def run_strengths(spec: dict, src, out, threads: int | None = None, progress: bo
                     decide_look(judges, {c.index: c for c in active})
                 for c in active:
                     c.stopped_by = stop_reason(c, stop, judges)
-                    if c.stopped_by is None and c.n_units >= c.strength["budget"] // 2:
+                    if c.stopped_by is None and c.n_units >= c.strength["budget"] // n_sides:
                         c.stopped_by = "budget"
                 left = [c for c in cells + block_cells if c.stopped_by is None]
                 bar.total = played + sum(c.strength["budget"] - c.deals for c in left) + sum(
@@ -231,6 +285,19 @@ def run_strengths(spec: dict, src, out, threads: int | None = None, progress: bo
         "compiled": compiled,
         "report": None,
     }
+
+
+def _open_run(plan: RunPlan, strength: str, runs: Path, spec: dict, seed: int, block: int, threads: int):
+    """The writer of one run of a block: its metadata say the block's seed, the block and the strength."""
+    from tranca_sim.strategies import resolve
+
+    from ..output_dir import RunWriter, run_meta
+
+    specs = tuple(resolve(t, preset=spec["preset"]) for t in plan.sides)
+    meta = run_meta(plan, specs, spec, threads)
+    meta["master_seed"] = seed
+    meta["experiment"].update(block=block, strength=strength)
+    return RunWriter(runs / f"{plan.key}.parquet", meta)
 
 
 def _tune(strength: dict, spec: dict) -> float:
@@ -352,7 +419,8 @@ def _cell_figures(c: _Cell, spec: dict, rho2: dict) -> dict:
         "check": getattr(c, "check", None),
         "stopped_by": c.stopped_by,
         "looks": c.looks,
-        "runs": [f"runs/{c.key}.ab.parquet", f"runs/{c.key}.ba.parquet"],
+        "runs": [f"runs/{c.key}.{role}.parquet" for role in c.roles]
+        + ([f"runs/{c.control.key}.parquet"] if c.control is not None else []),
     }
 
 

@@ -127,7 +127,7 @@ def summarise(rec: dict, units) -> dict:
             verdicts.setdefault(r["label"], {})[r["strength"]] = r["verdict"]
     flips = {lab for lab, v in verdicts.items() if {"gain", "loss"} <= set(v.values())}
     return {"rows": rows, "changes": changes, "flips": sorted(flips), "strengths": strengths, "blocks": blocks,
-            "given": given}  # fmt: skip
+            "given": given, "design_words": "each deck in every seat" if _rotation(rec) else "duplicate decks"}  # fmt: skip
 
 
 def _cell_text(c: dict) -> str:
@@ -251,7 +251,7 @@ def figure(summary: dict):
     ax.legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     what = "Each variant against the baseline" if summary.get("given") else "Each tip at each strength"
     ax.set_title(
-        f"{what}, every block of fresh decks (duplicate decks, 95% intervals)\n"
+        f"{what}, every block of fresh decks ({summary.get('design_words', 'duplicate decks')}, 95% intervals)\n"
         + (
             "filled: confirmed (the blocks decided it the same way); hollow: not confirmed"
             if summary.get("given")
@@ -264,11 +264,17 @@ def figure(summary: dict):
     return fig
 
 
+def _rotation(rec: dict) -> bool:
+    """Whether the blocks played the three-player rotation (each deck three times), not duplicate decks."""
+    return rec.get("design") == "rotation"
+
+
 def report_markdown(rec: dict, summary: dict, notes: str = "") -> str:
     d = rec.get("decision") or {}
     stop = rec["stopping"]
+    per = 3 if _rotation(rec) else 2  # deals a deck
     strengths = "; ".join(
-        f"`{s['label']}` (`{s['strategy'].split(':')[0]}`, at most {s['budget'] // 2:,} decks a tip and block)"
+        f"`{s['label']}` (`{s['strategy'].split(':')[0]}`, at most {s['budget'] // per:,} decks a tip and block)"
         for s in rec["strength"]
     )
     seeds = ", ".join(f"block {b['block']}: {b['seed']}" for b in rec["block_seeds"])
@@ -280,7 +286,7 @@ def report_markdown(rec: dict, summary: dict, notes: str = "") -> str:
     if given:
         lines.append(
             f"- **Preset** `{rec['preset']}`; each variant against the baseline `{rec['baseline']}`, at most "
-            f"{rec['budget'] // 2:,} decks a variant and block."
+            f"{rec['budget'] // per:,} decks a variant and block."
         )
     else:
         lines += [
@@ -292,9 +298,16 @@ def report_markdown(rec: dict, summary: dict, notes: str = "") -> str:
         "tip: the other one), elsewhere it searches, and its own side's rollouts follow the tip "
         "(`strategies/pimc.py`, `tip_params`).",
         ]
+    design = (
+        "- **Design** rotation at three solo players (`tranca_sim/lab/statistics/rotation.py`: each deck three "
+        "times, the variant once in each seat against two baseline players, and once at an all-baseline table); "
+        "**unit** the deck: the variant's score minus the mean of the other two, over its three seats, points a deal."
+        if _rotation(rec)
+        else "- **Design** duplicate decks (each deck twice, sides swapped); **unit** the deck: the mean of its two "
+        "score differences, points a deal."
+    )
     lines += [
-        "- **Design** duplicate decks (each deck twice, sides swapped); **unit** the deck: the mean of its two "
-        "score differences, points a deal.",
+        design,
         f"- **Interval** {interval}; **p** two-sided.",
     ]
     if d:
