@@ -7,6 +7,7 @@ A headless-browser check opens the pages at phone and desktop width; it skips wi
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -219,3 +220,27 @@ def dataclasses_replace(obj, **kw):
     import dataclasses
 
     return dataclasses.replace(obj, **kw)
+
+
+def test_a_page_cut_short_by_a_full_disk_leaves_the_old_page_whole(tmp_path, monkeypatch):
+    """A page is written whole or not at all: a write that fails half way (a full disk, an
+    interrupt) leaves the page as it was, no temporary file beside it, and says which file."""
+    import errno
+
+    from tranca_sim.atlas.files import write_text
+    from tranca_sim.io import RunFileError
+
+    page = tmp_path / "tip.html"
+    page.write_text("<p>the old page</p>", encoding="utf-8")
+    real = Path.write_text
+
+    def half_then_full(self, text, *args, **kwargs):
+        real(self, text[: len(text) // 2], *args, **kwargs)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half_then_full)
+    with pytest.raises(RunFileError, match="tip.html"):
+        write_text(page, "<p>the new page, longer than the old one</p>")
+    monkeypatch.undo()
+    assert page.read_text(encoding="utf-8") == "<p>the old page</p>"
+    assert os.listdir(tmp_path) == ["tip.html"]

@@ -97,20 +97,20 @@ def build_language(out: Path, lang: str, presets, data: dict, entries, quick: bo
 def write_chooser(out: Path, languages) -> Path:
     from html import escape
 
+    from .files import write_text
+
     items = "".join(
         f'<li><a href="{escape(lang)}/index.html">{escape(LANGUAGE_NAMES[lang])}</a> · '
         f'<a href="{escape(lang)}/atlas-{escape(lang)}.pdf">PDF</a></li>'
         for lang in languages
     )
-    f = out / "index.html"
-    f.write_text(
+    return write_text(
+        out / "index.html",
         '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>Tip Atlas</title>\n'
         "</head>\n<body style=\"font-family:'DejaVu Sans',Verdana,sans-serif;max-width:40rem;margin:2rem auto;"
         f'padding:0 1rem">\n<h1>Tip Atlas</h1>\n<ul>{items}</ul>\n</body>\n</html>\n',
-        encoding="utf-8",
     )
-    return f
 
 
 def build_atlas(out: Path, languages=("pt-BR",), presets=None, quick=False, cache_dir=None, threads=None,

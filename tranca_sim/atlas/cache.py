@@ -15,6 +15,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
+from .files import write_text
 from .plan import Planned
 
 
@@ -64,6 +65,6 @@ def obtain(cache: Path, item: Planned, threads=None, progress=True) -> tuple[Pat
         return d, False
     cache.mkdir(parents=True, exist_ok=True)
     spec = cache / f"{d.name}.toml"
-    spec.write_text(item.text, encoding="utf-8")
+    write_text(spec, item.text)
     run_experiment(spec, d, force=d.exists(), threads=threads, progress=progress, report=False)
     return d, True

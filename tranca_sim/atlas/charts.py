@@ -34,8 +34,10 @@ def _plt():
 
 
 def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    from .files import whole
+
+    with whole(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", dpi=DPI, metadata={"Software": None})
     import matplotlib.pyplot as plt
 
     plt.close(fig)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from .files import write_text
 from .pages import Page
 
 CSS = """
@@ -74,6 +75,6 @@ def write_site(pages: list[Page], out: Path, lang: str, nav: list[tuple[str, str
     written = []
     for p in pages:
         f = out / f"{p.id}.html"
-        f.write_text(page_html(p, lang, nav), encoding="utf-8")
+        write_text(f, page_html(p, lang, nav))
         written.append(f)
     return written

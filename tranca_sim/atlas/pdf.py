@@ -112,6 +112,8 @@ def write_pdf(pages: list[Page], img: Path, path: Path, title: str, lang: str) -
                 pdf.multi_cell(0, 3.2, b[2], new_x="LMARGIN", new_y="NEXT")
             else:
                 raise ValueError(f"unknown block {kind!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pdf.output(str(path))
+    from .files import whole
+
+    with whole(path) as tmp:
+        pdf.output(str(tmp))
     return path
