@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from .dataset import read_verified_dataset
+from .dataset_read import read_verified_dataset
 
 # the names of run files' format, writing and output that callers have long imported from here
 from .output import (  # noqa: F401
