@@ -280,3 +280,14 @@ def test_a_phase_for_a_position_file_is_refused_in_one_line(tmp_path, capsys, ex
     assert status == 2 and out == ""
     line = one_error_line(err)
     assert "--phase" in line and "--deal" in line and "'to move' line" in line
+
+
+@pytest.mark.parametrize("flag", ["--deal", "--turn", "--seat", "--match"])
+def test_a_negative_index_is_one_line_naming_its_option(capsys, small_run, flag):
+    """The kind of ``analyse --max-worlds 0``: every number ``position`` takes is checked by the
+    parser, in one line naming the option (0 is a valid index: the first deal, turn, seat)."""
+    argv = ["position", str(small_run), "--deal", "2", "--turn", "5"]
+    argv = [x for i, x in enumerate(argv) if not (x == flag or (i and argv[i - 1] == flag))]
+    status, out, err = call([*argv, flag, "-1"], capsys)
+    assert status == 2 and out == ""
+    assert one_error_line(err).startswith(f"tranca-sim: error: {flag} takes a whole number 0 or more")
