@@ -291,3 +291,19 @@ def test_a_negative_index_is_one_line_naming_its_option(capsys, small_run, flag)
     status, out, err = call([*argv, flag, "-1"], capsys)
     assert status == 2 and out == ""
     assert one_error_line(err).startswith(f"tranca-sim: error: {flag} takes a whole number 0 or more")
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [("", "it is empty, not a position"), ("   \n# nothing\n", "it is empty, not a position"),
+     ("deal,seat,points\n0,0,120\n1,0,-40\n", "no line of it is a position"),
+     ("Title: my notes\nDate: today\nplay the 7s\n", "no line of it is a position")],
+)
+def test_a_file_that_is_no_position_at_all_is_one_line(tmp_path, capsys, text, words):
+    """The wrong file given (an empty one, a table, notes) is one mistake: one line, not one for
+    each of its lines and each missing field."""
+    f = tmp_path / "not-a-position.txt"
+    f.write_text(text, encoding="utf-8")
+    status, out, err = call(["position", str(f)], capsys)
+    assert status == 2 and out == ""
+    assert one_error_line(err).startswith(f"tranca-sim: error: {f}: {words}: lines of 'field: value'")

@@ -276,6 +276,11 @@ def parse_position(text: str) -> Position:
             fields[key] = (no, value)
         else:
             rd.bad(no, f"unknown field {key!r} (fields: docs/reference/position-notation.md)")
+    if not (fields or melds_raw or took_raw or any(per_side.values())):  # not a position at all: one line
+        said = any(x.split("#", 1)[0].strip() for x in text.splitlines())  # more than blanks and comments
+        what = "no line of it is" if said else "it is empty, not"
+        raise PositionError([f"{what} a position: lines of 'field: value' such as 'rules: tranca' and "
+                             "'hand: KD 7C 2C' (docs/reference/position-notation.md)"])
     for need in ("rules", "to move", "hand", "hands", "pile", "stock"):
         if need not in fields:
             rd.bad(None, f"the '{need}:' line is missing")
