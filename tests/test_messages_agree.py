@@ -150,3 +150,23 @@ def test_a_passing_check_says_what_it_checked_over_how_many_deals(tmp_path, caps
     status, out, err = call([*argv, "--out", str(tmp_path / "n.parquet")], capsys)
     assert status in (0, None), err
     assert "invariant" not in out and "--check" not in out
+
+
+def test_a_warning_about_the_experiment_file_is_said_once(tmp_path, capsys, monkeypatch):
+    """The tour's experiment file read twice in one command (checked, then run) said its idle
+    sweep value twice; one warning line per distinct message."""
+    import warnings
+
+    from tranca_sim import cli
+    from tranca_sim.lab.experiments.spec import IdleVariantWarning
+
+    text = "e.toml: sweep.grid (morto_stock=108): the baseline's own value"
+
+    def experiment(a):  # two places warn (Python's registry keeps one a place)
+        warnings.warn(IdleVariantWarning(text))
+        warnings.warn(IdleVariantWarning(text))
+
+    monkeypatch.setattr(cli, "_cmd_experiment", experiment)
+    status, _, err = call(["experiment", str(tmp_path / "e.toml"), "--out", str(tmp_path / "o")], capsys)
+    assert status == 0, err
+    assert err.count("the baseline's own value") == 1, err

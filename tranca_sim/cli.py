@@ -547,9 +547,13 @@ def _main(argv, state: dict) -> int:
 
     shown = warnings.showwarning
 
+    said: set[str] = set()
+
     def show(message, category, filename, lineno, file=None, line=None):
         if category.__name__ in ("TunedFallbackWarning", "InertParameterWarning", "IdleVariantWarning"):  # one readable line
-            _warn(str(message))
+            if str(message) not in said:  # a file read twice (checked, then run) warns once
+                said.add(str(message))
+                _warn(str(message))
         else:
             shown(message, category, filename, lineno, file, line)
 
