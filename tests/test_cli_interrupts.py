@@ -369,3 +369,23 @@ def test_a_command_starts_unasked_after_an_earlier_interrupted_call(tmp_path, ca
         assert e.value.code == 2
     finally:
         stop_request.note(0)
+
+
+def test_an_interrupted_atlas_says_its_finished_experiments_are_kept(tmp_path, capsys, monkeypatch):
+    """Ctrl-C while the atlas plays: the experiments it finished stay in its cache and the same
+    command reuses them; the line says so (it said only "interrupted")."""
+    from tranca_sim.atlas import build
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "build_atlas", interrupted)
+    out = tmp_path / "atlas"
+    status, _, err = call(["atlas", "--quick", "--out", str(out), "--no-progress"], capsys)
+    assert status == 130, err
+    _only_the_line(
+        err,
+        f"tranca-sim: error: interrupted; the experiments finished so far are kept in {out / '.cache'}: "
+        f"the same command reuses them and writes the guide in {out} (each page or chart there is "
+        "whole, old or new)",
+    )

@@ -211,6 +211,12 @@ def _stopped(what: str, state: dict) -> str:
         if getattr(args, "written", None):
             return f"{what} after writing {args.written}"
         return f"{what}; {args.out} was not written (an existing one is left as it was)"
+    if args is not None and args.command == "atlas" and not getattr(args, "written", None):
+        cache = args.cache or os.path.join(args.out, ".cache")
+        return (
+            f"{what}; the experiments finished so far are kept in {cache}: the same command reuses "
+            f"them and writes the guide in {args.out} (each page or chart there is whole, old or new)"
+        )
     if args is not None and getattr(args, "kept", None):  # analyse, review: what they printed
         return f"{what}; {args.kept}"
     if args is None or args.command != "simulate":
