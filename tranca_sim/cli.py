@@ -285,7 +285,7 @@ def _cmd_presets(a) -> None:
         diff = differences(rules)
         if name != "tranca":
             opts = " ".join(f"{k}={text(v)}" for k, v in diff) or "none"
-            print(f"    differs from tranca: {opts}")
+            print(f"    as --rule options, where it differs from tranca: {opts}")
     if PLANNED_PRESETS:
         print(f"\nplanned (not played yet): {', '.join(PLANNED_PRESETS)}")
     print(

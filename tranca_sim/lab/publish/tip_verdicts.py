@@ -70,7 +70,9 @@ def tip_lines() -> list[str]:
 
     measured = load_rows()
     out = [
-        "    tips of the rule guides (strategies/basic.py TIPS; checks: CHECKS, tranca_sim/lab/statistics/checks.py):"
+        "    tips of the rule guides (strategies/basic.py TIPS; checks: CHECKS, tranca_sim/lab/statistics/checks.py):",
+        "    (the guides: 000 'How to Play Tranca' (English), 002 'Reglas del Juego Tranca' (Spanish), 003 Tranca "
+        "conventions of Sao Paulo (Portuguese), 004 Buraco rules (English); docs/rules.md cites them)",
     ]
     for param, on, _off, seed, line in basic.TIPS:
         out.append(f"      {param}={on}  [{seed}] {line}")
