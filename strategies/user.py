@@ -48,30 +48,36 @@ a one-line message.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import json
 import os
-import re
 import sys
-import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tranca_sim.strategies.contract import check_module
+from tranca_sim.strategies.user_files import (  # noqa: F401  (re-exported: named from this module)
+    ENTRY_POINT_GROUP,
+    _error,
+    _exec_file,
+    _module_name,
+    _package_sha,
+    _read,
+    entry_points,
+    sha256_of,
+    split_file_spec,
+)
+from tranca_sim.strategies.user_switch import (  # noqa: F401  (re-exported: named from this module)
+    _user_dispatch,
+    prune_user_caches,
+    render,
+    selection_hash,
+)
 
-ENTRY_POINT_GROUP = "tranca_sim.strategies"
 ENV = "TRANCA_SIM_USER_STRATEGIES"
 #: "1": this process's engine (and its child processes') compiles the search player in
 SEARCH_ENV = "TRANCA_SIM_SEARCH"
-_FILE_SPEC = re.compile(r"(?P<path>.*?\.py)\s*(?::(?P<tail>.*))?", re.DOTALL)
-
-
-def _error(message: str):
-    from tranca_sim.strategies import StrategyError
-
-    return StrategyError(message)
 
 
 @dataclass(frozen=True)
@@ -95,65 +101,7 @@ _frozen: tuple[Source, ...] | None = None  # fixed when the engine loads
 _frozen_search: bool | None = None  # whether the loaded engine has the search player (ON_DEMAND)
 
 
-def sha256_of(path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 # ---- naming a strategy -----------------------------------------------------------
-
-
-def split_file_spec(text: str) -> tuple[str, str | None, str | None] | None:
-    """``"PATH.py[:NAME][:p=v,...]"`` -> ``(PATH.py, NAME or None, "p=v,..." or None)``;
-    None if ``text`` does not name a ``.py`` file.  ``PATH.py:p=v`` (no name) is accepted.
-
-    Raises
-    ------
-    StrategyError
-        For an empty name or parameter list after a ``:``.
-    """
-    m = _FILE_SPEC.fullmatch(text.strip())
-    if not m:
-        return None
-    path, tail = m.group("path").strip(), m.group("tail")
-    if tail is None:
-        return path, None, None
-    name, colon, params = tail.partition(":")
-    if not colon and "=" in name:
-        name, params = "", name
-    name = name.strip()
-    if (colon or not tail.strip()) and not name:
-        raise _error(
-            f"strategy {text.strip()!r}: give the strategy's name after '{path}:' (PATH.py:NAME:p=v,...)"
-        )
-    if colon and not params.strip():
-        raise _error(f"strategy {text.strip()!r}: nothing after ':'; give name=value pairs or no ':'")
-    return path, name or None, params if params else None
-
-
-def _module_name(file: Path) -> str:
-    """A stable module name for a user's file: its stem and a hash of its absolute path."""
-    stem = re.sub(r"\W", "_", file.stem) or "strategy"
-    digest = hashlib.sha256(str(file).encode()).hexdigest()[:10]
-    return f"tranca_sim_user_{stem}_{digest}"
-
-
-def _read(path_text: str) -> tuple[Path, str]:
-    """(absolute file, sha256 of its bytes) of a user's strategy file."""
-    p = Path(os.path.expanduser(path_text))
-    shown = repr(path_text)
-    try:
-        file = p.resolve(strict=True)
-        if file.is_dir():
-            raise _error(f"strategy file {shown} is a directory")
-        if not file.is_file():
-            raise _error(f"strategy file {shown} is not a regular file")
-        data = file.read_bytes()
-    except FileNotFoundError:
-        where = "" if p.is_absolute() else f" (looked in {Path.cwd()})"
-        raise _error(f"strategy file {shown} not found{where}") from None
-    except OSError as e:
-        raise _error(f"cannot read strategy file {shown}: {e.strerror or e}") from None
-    return file, hashlib.sha256(data).hexdigest()
 
 
 def load_file(path_text: str, expect_sha: str | None = None):
@@ -221,69 +169,6 @@ def check_file(path_text: str):
     finally:
         sys.modules.pop(name, None)
     return module
-
-
-def _exec_file(name: str, file: Path, shown: str):
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise _error(f"strategy file {shown!r} cannot be imported (is it a Python source file?)")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    from tranca_sim._cache import functions_cached_in
-    from tranca_sim.strategies import builtin_names
-
-    # what a strategy may import keeps its own cache directory (only the module's functions move)
-    importlib.import_module("tranca_sim.engine.melds")
-    importlib.import_module("tranca_sim.engine.rng")
-    builtin_names()
-    try:
-        with functions_cached_in(f"user/{name}"):
-            spec.loader.exec_module(module)
-    except SyntaxError as e:
-        sys.modules.pop(name, None)
-        if "null bytes" in str(e.msg):  # a binary file: Python gives no line for it
-            raise _error(
-                f"strategy file {shown!r} is not Python source text: it contains NUL bytes "
-                "(a binary or damaged file?)"
-            ) from None
-        where = f" line {e.lineno}" if e.lineno else ""
-        raise _error(f"strategy file {shown!r}{where}: {e.msg}") from None
-    except SystemExit as e:  # sys.exit() or exit() on load: not the user's exit status for tranca-sim
-        sys.modules.pop(name, None)
-        line = [f.lineno for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == file]
-        where = f" line {line[-1]}" if line else ""
-        raise _error(
-            f"strategy file {shown!r}{where}: it exits while being loaded (SystemExit: {e.code!r}); "
-            "a strategy file should only define its strategy"
-        ) from None
-    except Exception as e:  # noqa: BLE001 -- anything the user's module raises is reported in one line
-        sys.modules.pop(name, None)
-        line = [f.lineno for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == file]
-        where = f" line {line[-1]}" if line else ""
-        raise _error(f"strategy file {shown!r}{where}: {type(e).__name__}: {e}") from None
-    return module
-
-
-def entry_points() -> dict:
-    """Installed strategies: ``{name: importlib.metadata.EntryPoint}`` of the group
-    ``tranca_sim.strategies``."""
-    from importlib.metadata import entry_points as eps
-
-    return {ep.name: ep for ep in eps(group=ENTRY_POINT_GROUP)}
-
-
-def _package_sha(modname: str, file: str) -> str:
-    """sha256 of an installed strategy's source: every ``.py`` file of its top-level package
-    (a helper module edited alone changes it too), or its one file."""
-    top = sys.modules.get(modname.partition(".")[0])
-    roots = list(getattr(top, "__path__", ())) if "." in modname else []
-    if not roots:
-        return sha256_of(file)
-    h = hashlib.sha256()
-    for root in roots:
-        for p in sorted(Path(root).rglob("*.py")):
-            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()
 
 
 def load_entry_point(name: str, expect_sha: str | None = None, register: bool = True):
@@ -502,114 +387,3 @@ def _lean_engine_message(module: str) -> str:
         f"(Python: tranca_sim.strategies.resolve({name!r}) or tranca_sim.strategies.user.include_search() first), "
         f"or set {SEARCH_ENV}=1 in the environment"
     )
-
-
-def selection_hash(sources) -> str:
-    h = hashlib.sha256()
-    for s in sources:
-        h.update(f"{s.module}|{s.file}|{s.sha256}|{s.entry_point}\n".encode())
-    return h.hexdigest()[:12]
-
-
-def render(sources, search: bool = True) -> str:
-    """Source of the switch over the built-ins and ``sources`` (in id order); without
-    ``search``, no branch for the built-ins of :data:`tranca_sim.strategies.registry.ON_DEMAND`."""
-    from tranca_sim.strategies.build import render as render_builtin
-    from tranca_sim.strategies.registry import MODULES, ON_DEMAND
-
-    lines = [f"{len(MODULES) + i}: {sys.modules[s.module].NAME} = {s.file} (sha256 {s.sha256})" for i, s in
-             enumerate(sources)]  # fmt: skip
-    header = (
-        '"""Generated by tranca-sim (strategies/user.py) for this selection of strategies: do not edit.\n\n'
-        "User strategies (id: NAME = file):\n\n" + "".join(f"- {x}\n" for x in lines) + '"""\n\n'
-        "from numba import njit\n\nfrom tranca_sim.strategies.user import module_for\n"
-    )
-    extra = [f'_s{len(MODULES) + i} = module_for("{s.module}")\n' for i, s in enumerate(sources)]
-    mods = [sys.modules[s.module] for s in sources]
-    return render_builtin(
-        MODULES, header=header, extra=extra, n_user=len(sources), user_modules=mods,
-        leave_out=() if search else ON_DEMAND,
-    )  # fmt: skip
-
-
-#: the header line of a generated switch naming one user file: ``- 4: greedy = /path/f.py (sha256 ...)``
-_LISTED = re.compile(r"^- \d+: \S+ = (.+) \(sha256 ([0-9a-f]{64})\)$")
-#: a user-strategy cache directory of this package: ``<source hash>-u<selection hash>[-search]``
-_USER_DIR = re.compile(r"^[0-9a-f]{16}-u[0-9a-f]{12}(-search)?$")
-_GENERATED = '"""Generated by tranca-sim (strategies/user.py) for this selection of strategies'
-
-
-def _stale_user_dir(d: Path) -> bool:
-    """Whether ``d`` is a user-strategy cache directory this package made (its name, and a switch
-    it generated there) for files of which one is gone or has changed since: no run can load its
-    kernels again (a run of the edited file gets a directory of its own)."""
-    if not _USER_DIR.match(d.name) or d.is_symlink() or not d.is_dir():
-        return False
-    switches = list(d.glob("tranca_sim_dispatch_*.py"))
-    if len(switches) != 1:
-        return False
-    try:
-        text = switches[0].read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    if not text.startswith(_GENERATED):
-        return False
-    listed = [m.groups() for line in text.split('"""', 2)[1].splitlines() if (m := _LISTED.match(line))]
-    if not listed:
-        return False
-    for file, sha in listed:
-        try:
-            if hashlib.sha256(Path(file).read_bytes()).hexdigest() != sha:
-                return True
-        except FileNotFoundError:
-            return True
-        except OSError:
-            return False  # unreadable now: not known to be stale
-    return False
-
-
-def prune_user_caches(keep: str | os.PathLike) -> list[Path]:
-    """Remove the stale user-strategy cache directories beside ``keep`` (the one this process
-    uses, which is kept): each edit of a user's file makes a new directory of about 4 MB of
-    kernels (:func:`_user_dispatch`), and the one of the file's earlier content is never loaded
-    again. Only directories this package made for user strategies are touched
-    (:func:`_stale_user_dir`); the built-in engine's are not. Returns the directories removed;
-    a directory that cannot be removed is left (nothing is raised)."""
-    import shutil
-
-    keep = Path(keep)
-    removed = []
-    try:
-        siblings = sorted(keep.parent.iterdir())
-    except OSError:
-        return removed
-    for d in siblings:
-        if d.name == keep.name or not _stale_user_dir(d):
-            continue
-        shutil.rmtree(d, ignore_errors=True)
-        if not d.exists():
-            removed.append(d)
-    return removed
-
-
-def _user_dispatch(sources, search: bool):
-    from tranca_sim import _cache
-
-    tag = selection_hash(sources) + ("-search" if search else "")
-    d = _cache.use_variant(f"u{tag}")
-    if d is None:
-        raise _error("no writable cache directory for the user strategies' engine (set TRANCA_SIM_CACHE_DIR)")
-    prune_user_caches(d)  # the directories of the files' earlier contents
-    tag = tag.replace("-", "_")
-    path = Path(d) / f"tranca_sim_dispatch_{tag}.py"
-    text = render(sources, search)
-    if not path.exists() or path.read_text() != text:  # rewritten only when new: numba keys on its mtime
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    name = f"tranca_sim_dispatch_{tag}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
