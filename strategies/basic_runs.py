@@ -137,6 +137,30 @@ def _nb_planes(held):
 
 
 @njit(cache=True, inline="always")
+def _run_end_bits(lo, hi):
+    """The naturals a run of positions ``lo..hi`` takes at an end, as bits ``r - 1`` of rank ``r``
+    (bit 0 the ace: below the 2 or above the K) of its suit's 13."""
+    e = 0
+    if lo >= 2:
+        e |= 1 << (lo - 2)  # rank lo - 1 (lo = 2: the low ace)
+    if hi <= 12:
+        e |= 1 << hi  # rank hi + 1
+    elif hi == 13:
+        e |= 1  # the high ace above the K (with lo = 2 the low ace set it already)
+    return e
+
+
+@njit(cache=True, inline="always")
+def _run_cover_bits(lo, hi):
+    """The places a run of positions ``lo..hi`` holds, as bits ``r - 1`` of rank ``r`` of its
+    suit's 13 (the ace's, bit 0, only by an A..A run)."""
+    c = ((1 << (min(13, hi))) - 1) & ~((1 << ((max(2, lo)) - 1)) - 1)  # no min/max calls
+    if lo == 1 and hi == 14:
+        c |= 1
+    return c
+
+
+@njit(cache=True, inline="always")
 def _run_planes(obs, side):
     """``side``'s runs read once for many cards (the answers of :func:`_run_keep` without a pass
     over the melds per card), as 52-bit masks: the count of the runs that take the natural ``k`` at
@@ -155,15 +179,8 @@ def _run_planes(obs, side):
             continue
         lo = obs.mh[side, m, MH_LO]
         hi = obs.mh[side, m, MH_HI]
-        e = 0
-        if lo >= 2:
-            e |= 1 << (lo - 2)  # rank lo - 1 (lo = 2: the low ace)
-        if hi <= 12:
-            e |= 1 << hi  # rank hi + 1
-        elif hi == 13 and lo != 2:
-            e |= 1  # the high ace above the K (lo = 2 counted it already)
         sh = 13 * obs.mh[side, m, MH_SUIT]
-        e <<= sh
+        e = _run_end_bits(lo, hi) << sh
         carry = c0 & e  # the count plus one where e is set, bit plane by bit plane
         c0 ^= e
         e = c1 & carry
@@ -172,10 +189,7 @@ def _run_planes(obs, side):
         c2 ^= e
         c3 ^= carry
         if not several:
-            c = ((1 << (min(13, hi))) - 1) & ~((1 << ((max(2, lo)) - 1)) - 1)  # no min/max calls
-            if lo == 1 and hi == 14:
-                c |= 1
-            cover |= c << sh
+            cover |= _run_cover_bits(lo, hi) << sh
     return c0, c1, c2, c3, cover
 
 
@@ -203,20 +217,10 @@ def _run_fit_mask(obs, side, wilds_play):
             continue
         lo = obs.mh[side, m, MH_LO]
         hi = obs.mh[side, m, MH_HI]
-        e = 0
-        if lo >= 2:
-            e |= 1 << (lo - 2)  # rank lo - 1 (lo = 2: the low ace)
-        if hi <= 12:
-            e |= 1 << hi  # rank hi + 1
-        elif hi == 13:
-            e |= 1  # the high ace above the K
         sh = 13 * obs.mh[side, m, MH_SUIT]
-        ends |= e << sh
+        ends |= _run_end_bits(lo, hi) << sh
         if not several:  # the covered places keep no card out with several runs per suit (E19)
-            c = ((1 << (min(13, hi))) - 1) & ~((1 << ((max(2, lo)) - 1)) - 1)  # no min/max calls
-            if lo == 1 and hi == 14:
-                c |= 1
-            cover |= c << sh
+            cover |= _run_cover_bits(lo, hi) << sh
     held = hand_bits(obs.hand)
     up1, dn1, up2, dn2 = _nb_planes(held)
     fm = (up1 | dn1 | up2 | dn2 | ends) & ~cover  # a neighbour in the hand or a run end, not covered
