@@ -358,3 +358,20 @@ def swap_into_place(tmp: Path, out: Path, kind: str = "experiment") -> None:
     except OSError:  # never reached on one file system; the earlier output stays beside the new one
         return
     shutil.rmtree(old, ignore_errors=True)
+
+
+def publish_output(tmp: Path, out: Path, on_written=None, kind: str = "experiment") -> None:
+    """Put the finished ``tmp`` in place at ``out`` (:func:`swap_into_place`), then tell
+    ``on_written`` (a callable given the output's path, or None)."""
+    with _io.writing(out):
+        swap_into_place(tmp, out, kind)
+    if on_written is not None:
+        on_written(str(out))
+
+
+def discard_output(tmp: Path, writers) -> None:
+    """After a failure or an interrupt: abort the run ``writers`` still open and remove ``tmp``
+    (nothing of the unfinished output is left)."""
+    for w in writers:
+        w.abort()
+    shutil.rmtree(tmp, ignore_errors=True)

@@ -60,7 +60,9 @@ from ..output_dir import (
     RunWriter,
     check_out_dir,
     check_run_meta,
+    discard_output,
     load_experiment,
+    publish_output,
     run_meta,
     swap_into_place,
 )
@@ -370,14 +372,9 @@ def run_experiment(
                     f"the runs are in {str(out)!r} but its report failed ({type(e).__name__}: {e}); "
                     f"'tranca-sim report {out}' writes it again"
                 ) from e
-        with _io.writing(out):
-            swap_into_place(tmp, out)
-        if on_written is not None:
-            on_written(str(out))
+        publish_output(tmp, out, on_written)
     except BaseException:
-        for w in writers.values():
-            w.abort()
-        shutil.rmtree(tmp, ignore_errors=True)
+        discard_output(tmp, writers.values())
         raise
     finally:
         stack.close()  # the pool's workers (a LocalCluster is shut down)

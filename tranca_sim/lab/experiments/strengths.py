@@ -135,7 +135,7 @@ def run_strengths(spec: dict, src, out, threads: int | None = None, progress: bo
     from ...engine import simulate_chunk
     from ...rules import Rules
     from ...run import engine_cached, say_if_compiling
-    from ..output_dir import RunWriter, swap_into_place
+    from ..output_dir import RunWriter, discard_output, publish_output
     from ..statistics.blocks import block_seed
     from ..statistics.inference import cs_rho2, sequential_interval
     from .looks import decide_look, stop_reason
@@ -259,14 +259,9 @@ def run_strengths(spec: dict, src, out, threads: int | None = None, progress: bo
         from ..publish.strengths_report import write_report
 
         write_report(tmp, shown_dir=out)
-        with _io.writing(out):
-            swap_into_place(tmp, out)
-        if on_written is not None:
-            on_written(str(out))
+        publish_output(tmp, out, on_written)
     except BaseException:
-        for w in writers.values():
-            w.abort()
-        shutil.rmtree(tmp, ignore_errors=True)
+        discard_output(tmp, writers.values())
         raise
     finally:
         if bar is not None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -192,7 +191,7 @@ def run_ladder(
     from tqdm.auto import tqdm
 
     from ...engine import simulate_chunk
-    from ..output_dir import RunWriter, check_out_dir, run_meta, swap_into_place
+    from ..output_dir import RunWriter, check_out_dir, discard_output, publish_output, run_meta
     from ..statistics.designs import duplicate_units
     from .ladder_report import summarize_ladder, write_outputs
 
@@ -306,14 +305,9 @@ def run_ladder(
             }
         )
         write_outputs(tmp, result, units)
-        with _io.writing(out):
-            swap_into_place(tmp, out, "ladder")
-        if on_written is not None:
-            on_written(str(out))
+        publish_output(tmp, out, on_written, "ladder")
     except BaseException:
-        for w in writers:
-            w.abort()
-        shutil.rmtree(tmp, ignore_errors=True)
+        discard_output(tmp, writers)
         raise
     finally:
         bar.close()
