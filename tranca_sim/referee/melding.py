@@ -159,12 +159,7 @@ class _Melding(_Table):
             cards, why = self.run_extension(m, c, end)
             if why is not None:
                 raise _Foul("illegal_meld", f"{c} onto meld {i} ({' '.join(m.cards)}): {why}")
-            self.take_from_hand(seat, [c])
-            m.cards = cards
-            if end == "low":
-                m.low -= 1
-            self.settle_run(m)
-            self.after_meld(seat)
+            self.lay_on_run(seat, m, c, end, cards)
             return
         if "end" in a:
             raise _Foul(
@@ -198,6 +193,11 @@ class _Melding(_Table):
         cards, why = self.wild_replaced(m, c, end)
         if why is not None:
             raise _Foul("illegal_meld", f"{c} for a wild of run {i} ({' '.join(m.cards)}): {why}")
+        self.lay_on_run(seat, m, c, end, cards)
+
+    def lay_on_run(self, seat: int, m, c: str, end, cards: list) -> None:
+        """Card ``c`` from ``seat``'s hand laid on run ``m``, which holds ``cards`` after it (one
+        place more at ``end``: an extension, or a wild moved there by E21)."""
         self.take_from_hand(seat, [c])
         m.cards = cards
         if end == "low":
