@@ -12,8 +12,8 @@ probability of winning the deal (more points than the other side; a tie counts h
 the rollout policy, not the policy's own error.
 
 Anytime: worlds are added in batches until the best choice is separated from every other (the
-paired difference's 95% interval, Bonferroni-corrected over the other choices, above 0) or the
-time is up.
+paired difference's 95% confidence sequence, Bonferroni-corrected over the other choices, above
+0: an interval valid at any stop, however often it is looked at) or the time is up.
 """
 
 from __future__ import annotations
@@ -21,17 +21,18 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from statistics import NormalDist
-
 import numpy as np
 
 from ._plural import plural
 from .position import SIDES, Position, cards_text
 from .position_state import legal_choices, observation, to_state
+from .stats_sequences import cs_half_width, cs_rho2
 
 PHASE_CODES = {"draw": 0, "meld": 1, "discard": 2}  # tranca_sim.strategies.pimc_search PH_DRAW, PH_MELD, PH_DISCARD
 MIN_WORLDS = 16
 _Z = 1.959963984540054
+#: worlds near which the stop's confidence sequence is tightest (fixed before any world is played)
+CS_WORLDS = 500
 
 _FEATURES = (  # (outcome column, words): what differs in the outcomes, for the 'why' line
     (1, "we go out"),
@@ -77,8 +78,9 @@ class Analysis:
 @dataclass
 class Gap:
     """The best choice's points minus the next best's (``other``), world by world on the same
-    worlds: the mean and the interval the separation test uses (95% for the ``compared`` other
-    choices together, Bonferroni), so a separated best has ``lo`` above 0."""
+    worlds: the mean and the interval the separation test uses (a confidence sequence, valid at
+    any stop; 95% for the ``compared`` other choices together, Bonferroni), so a separated best
+    has ``lo`` above 0."""
 
     other: str
     mean: float
@@ -181,43 +183,50 @@ def win_share(diff: np.ndarray) -> np.ndarray:
     return (diff > 0) + 0.5 * (diff == 0)
 
 
+def _cs_half(d: np.ndarray, compared: int) -> float:
+    """Half-width of the paired difference ``d``'s confidence sequence (95% for ``compared``
+    comparisons together, Bonferroni): it holds at every number of worlds at once, so the analyser
+    may look after every batch and stop the first time it clears 0
+    (:mod:`tranca_sim.stats_sequences`)."""
+    alpha = 0.05 / max(1, compared)
+    return cs_half_width(float(d.std(ddof=1)), len(d), cs_rho2(CS_WORLDS, alpha), alpha)
+
+
 def separated(diff: np.ndarray, best: int) -> bool:
     """Whether choice ``best`` beats every other on the paired differences (``diff`` [world,
-    choice]), each 95% interval Bonferroni-corrected over the others, above 0.  A choice with the
-    same outcome as ``best`` in every world (two black 3s thrown alike) is the same choice in
-    effect and does not hold the separation up."""
+    choice]): each difference's confidence sequence (:func:`_cs_half`, valid however often it is
+    looked at), Bonferroni-corrected over the others, above 0.  A choice with the same outcome as
+    ``best`` in every world (two black 3s thrown alike) is the same choice in effect and does not
+    hold the separation up."""
     k = diff.shape[1]
     if k < 2:
         return True
-    z = NormalDist().inv_cdf(1 - 0.025 / (k - 1))
-    n = diff.shape[0]
     for c in range(k):
         if c == best:
             continue
         d = diff[:, best] - diff[:, c]
-        sd = float(d.std(ddof=1))
-        if sd == 0.0:
+        if float(d.std(ddof=1)) == 0.0:
             if d.mean() < 0:
                 return False
             continue  # the same outcome in every world (3C and 3S thrown alike): no choice to make
-        if d.mean() - z * sd / math.sqrt(n) <= 0:
+        if d.mean() - _cs_half(d, k - 1) <= 0:
             return False
     return True
 
 
 def next_best_gap(diff: np.ndarray, best: int) -> tuple[int, float, float, float] | None:
     """``(choice, mean, lo, hi)``: the best choice's points minus the next best's, world by world
-    (``diff`` [world, choice]), with the interval :func:`separated` tests (corrected over the
-    other choices).  The next best is the other choice with the highest mean that does not play
-    out as the best in every world (such a twin is the same choice in effect); None if there is none."""
+    (``diff`` [world, choice]), with the interval :func:`separated` tests (the confidence sequence,
+    corrected over the other choices).  The next best is the other choice with the highest mean that
+    does not play out as the best in every world (such a twin is the same choice in effect); None if
+    there is none."""
     k, n = diff.shape[1], diff.shape[0]
     others = [c for c in range(k) if c != best and np.any(diff[:, best] != diff[:, c])]
     if not others or n < 2:
         return None
     second = max(others, key=lambda c: float(diff[:, c].mean()))
     d = diff[:, best] - diff[:, second]
-    z = NormalDist().inv_cdf(1 - 0.025 / (k - 1))
-    m, h = float(d.mean()), z * float(d.std(ddof=1)) / math.sqrt(n)
+    m, h = float(d.mean()), _cs_half(d, k - 1)
     return second, m, m - h, m + h
 
 
@@ -376,7 +385,7 @@ def format_analysis(a: Analysis) -> str:
         verdict = "above 0: the best is better" if g.lo > 0 else "not clear of 0: the two are not told apart yet"
         head += (
             f"\nthe best minus the next best ({g.other}), world by world on the same worlds: {g.mean:+.0f} points "
-            f"[{g.lo:+.0f}, {g.hi:+.0f}], {verdict}"
+            f"[{g.lo:+.0f}, {g.hi:+.0f}] (valid at any stop), {verdict}"
         )
     lines = [head, ""]
     for r in rows:
@@ -384,6 +393,9 @@ def format_analysis(a: Analysis) -> str:
     lines.append("")
     lines.append("points: mean over the worlds, the player's side minus the other, at the end of the deal; "
                  "[ ]: 95% interval of the sampling (the same worlds for every choice)")
+    if g is not None:
+        lines.append("the best minus the next best: its interval is a confidence sequence, 95% at every number "
+                     "of worlds at once, so it stays valid however often the analyser looked before stopping")
     if g is not None and g.compared > 1:
         lines.append(f"the best minus the next best: its interval is widened for the {g.compared} choices "
                      "compared with the best, so that all of them hold together 95% of the time")
