@@ -117,7 +117,7 @@ BAD = [
     ),
     (["simulate", "--no-progress", "--out", "DIR"], ["--out: output path", "is a directory"]),
     (["simulate", "--no-progress", "--out", "DIR/no/run.parquet"], ["--out: cannot write", "does not exist"]),
-    (["simulate", "--nope"], ["unrecognized arguments: --nope"]),
+    (["simulate", "--nope"], ["unrecognized arguments: --nope", "see 'tranca-sim simulate --help'"]),
     # summarize
     (["summarize", "DIR/missing.parquet"], ["missing.parquet", "does not exist"]),
     (["summarize", "DIR"], ["is a directory"]),

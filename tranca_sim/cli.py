@@ -27,6 +27,7 @@ from ._plural import plural
 from .cli_analyse import COMMANDS as ANALYSE_COMMANDS
 from .cli_atlas import cmd_atlas as _cmd_atlas
 from .cli_common import (
+    PROG,
     Terminated,
     _check_processes,
     _check_rules,
@@ -537,7 +538,10 @@ def _resume_hint(args, e: Exception) -> str:
 
 
 def _main(argv, state: dict) -> int:
-    args = build_parser().parse_args(argv)  # before the heavier imports: --version and typos are quick
+    args, extra = build_parser().parse_known_args(argv)  # before the heavier imports: --version and typos are quick
+    if extra:  # the command's own help lists its flags
+        where = f"{PROG} {args.command}" if getattr(args, "command", None) else PROG
+        _fail(f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')")
     state["args"] = args
 
     from .io import OutputExistsError
