@@ -551,12 +551,12 @@ def _main(argv, state: dict) -> int:
 
     shown = warnings.showwarning
 
-    said: set[str] = set()
+    warned: set[str] = set()
 
     def show(message, category, filename, lineno, file=None, line=None):
         if category.__name__ in ("TunedFallbackWarning", "InertParameterWarning", "IdleVariantWarning"):  # one readable line
-            if str(message) not in said:  # a file read twice (checked, then run) warns once
-                said.add(str(message))
+            if str(message) not in warned:  # a file read twice (checked, then run) warns once
+                warned.add(str(message))
                 _warn(str(message))
         else:
             shown(message, category, filename, lineno, file, line)
