@@ -134,6 +134,12 @@ def _problems(text):
         ("score: A 1200, B 450", "score: A lots", 15, "'score' takes"),
         ("took 1: 6C", "took 0: 6C", 16, "names the player itself"),
         ("hand: KD KS", "hand: 3H KS", 5, "a red 3 (3H) is never held"),
+        # five KD where the two decks hold 2: three too many, not one (a fresh user's find)
+        ("hand: KD", "hand: KD KD KD KD KD", 5, "KD (hand) is 3 copies too many: the pack holds 2 KD"),
+        ("hand: KD", "hand: KD KD KD", 5, "KD (hand) is one copy too many"),
+        # one KD in the hand, three in meld A and three in meld B: 7 where 2 fit, five too many,
+        # the extra ones in both melds, said once on the line where the pack first runs out
+        ("meld A: QH QD QC", "meld A: KD KD KD\nmeld B: KD KD KD", 7, "KD (meld A, meld B) is 5 copies too many"),
     ],
 )
 def test_each_mistake_is_said_on_its_own_line(old, new, line, words):

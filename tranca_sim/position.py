@@ -446,14 +446,22 @@ def _read_mortos(rd, rules, lines, seen_at) -> list[tuple[str, list[str]]]:
 
 
 def _check_copies(rd, rules, seen_at) -> None:
+    """One line a card seen more often than the pack holds it, on the line where the pack first
+    runs out, with how many copies are too many in all and where those extra copies are."""
     pack = pack_of(rules)
     count = Counter()
+    extra: dict = {}  # card -> [first line over, places of the extra copies]
     for no, where, c in seen_at:
         count[c] += 1
-        if count[c] == pack[c] + 1:
-            held = pack[c]
-            rd.bad(no, f"{c} ({where}) is one copy too many: the pack holds {held} {c}"
-                   + ("" if held else f" ({rules.name} plays without it)"))
+        if count[c] > pack[c]:
+            places = extra.setdefault(c, [no, []])[1]
+            if where not in places:
+                places.append(where)
+    for c, (no, places) in extra.items():
+        held, over = pack[c], count[c] - pack[c]
+        many = "one copy" if over == 1 else f"{over} copies"
+        rd.bad(no, f"{c} ({', '.join(places)}) is {many} too many: the pack holds {held} {c}"
+               + ("" if held else f" ({rules.name} plays without it)"))
 
 
 def _check_counts(rd, p: Position, stock_line) -> None:
