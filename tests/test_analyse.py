@@ -335,3 +335,21 @@ def test_a_real_difference_is_still_separated_within_the_looks():
     # a difference of half an sd per world: the interval clears 0 long before 3,200 worlds
     rng = np.random.default_rng(7)
     assert all(_stops_separated(rng.normal(15.0, 30.0, 3200)) for _ in range(20))
+
+
+def test_points_that_round_to_zero_are_printed_0_never_minus_0():
+    """A fresh user's find: "11 [-0, 21]" and "[+0, +47]".  Numbers are printed whole; one that
+    rounds to zero is "0" whatever its sign."""
+    from tranca_sim.analyse import Analysis, Choice, Gap
+    from tranca_sim.review import Review, Reviewed, format_review
+
+    rv = Review(0, "A", "tuned", policy="tuned")
+    rv.rows.append(Reviewed(9, "discard", "discard 7C", "discard 9H", 11.2, (-0.3, 21.4), 5, 100))
+    text = format_review(rv, "deal 1")
+    assert "11 [0, 21]" in text and "-0" not in text, text
+    pos = parse_position(GO_OUT)
+    a = Analysis(pos, [Choice(1, "stop melding", 0.3, (-0.4, 46.6)), Choice(2, "new meld", -0.2, (-47.4, 0.4))],
+                 64, 1.0, "time", "tuned", gap=Gap("new meld", 0.4, -0.3, 1.2, 1))  # fmt: skip
+    text = format_analysis(a)
+    assert "0 [0, +47]" in text and "0 [-47, 0]" in text and "0 points [0, +1]" in text, text
+    assert "-0" not in text and "+0" not in text, text

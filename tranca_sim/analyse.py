@@ -163,6 +163,13 @@ def play_out(
     return res
 
 
+def points_text(x: float, signed: bool = False) -> str:
+    """Points rounded to a whole number, ``+`` before a positive one when ``signed``; a number that
+    rounds to zero is ``0``, never ``-0`` nor ``+0``."""
+    t = f"{x:+.0f}" if signed else f"{x:.0f}"
+    return "0" if t in ("-0", "+0") else t
+
+
 def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     m = float(x.mean())
     se = float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("inf")
@@ -374,7 +381,7 @@ def format_analysis(a: Analysis) -> str:
             (
                 str(i),
                 c.words,
-                f"{c.points:+.0f} [{c.points_ci[0]:+.0f}, {c.points_ci[1]:+.0f}]",
+                f"{points_text(c.points, True)} [{points_text(c.points_ci[0], True)}, {points_text(c.points_ci[1], True)}]",
                 f"{c.win:.0%} [{c.win_ci[0]:.0%}, {c.win_ci[1]:.0%}]",
                 c.why,
             )
@@ -384,8 +391,8 @@ def format_analysis(a: Analysis) -> str:
     if g is not None:
         verdict = "above 0: the best is better" if g.lo > 0 else "not clear of 0: the two are not told apart yet"
         head += (
-            f"\nthe best minus the next best ({g.other}), world by world on the same worlds: {g.mean:+.0f} points "
-            f"[{g.lo:+.0f}, {g.hi:+.0f}] (valid at any stop), {verdict}"
+            f"\nthe best minus the next best ({g.other}), world by world on the same worlds: {points_text(g.mean, True)} points "
+            f"[{points_text(g.lo, True)}, {points_text(g.hi, True)}] (valid at any stop), {verdict}"
         )
     lines = [head, ""]
     for r in rows:

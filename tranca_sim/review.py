@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 
 from ._plural import plural
-from .analyse import _Z, analyse
+from .analyse import _Z, analyse, points_text
 from .position import SIDES
 from .position_log import decisions_of
 
@@ -115,6 +115,10 @@ def _review_one(rv: Review, d, seconds, max_worlds, policy, key, progress, threa
     rv.rows.append(Reviewed(d.turn, d.phase, words[i], words[best], m, (m - _Z * se, m + _Z * se), len(codes), a.worlds))
 
 
+def _lost_text(r: Reviewed) -> str:
+    return f"{points_text(r.lost)} [{points_text(r.ci[0])}, {points_text(r.ci[1])}]"
+
+
 def format_review(rv: Review, where: str) -> str:
     lines = [
         f"review of seat {rv.seat} (side {rv.side}, {rv.strategy}) in {where}: {plural(len(rv.rows), 'decision')}, "
@@ -125,18 +129,18 @@ def format_review(rv: Review, where: str) -> str:
         lines[1:1] = [f"INTERRUPTED at {rv.interrupted}: the decisions reviewed before it; the later ones were not"]
     rows = [("turn", "phase", "played", "analyser's best", "points lost [95%]")]
     for r in rv.rows:
-        lost = "forced" if r.n_choices == 1 else ("best" if r.played == r.best else f"{r.lost:.0f} [{r.ci[0]:.0f}, {r.ci[1]:.0f}]")
+        lost = "forced" if r.n_choices == 1 else ("best" if r.played == r.best else _lost_text(r))
         rows.append((str(r.turn), r.phase, r.played, "" if r.played == r.best else r.best, lost))
     widths = [max(len(x[j]) for x in rows) for j in range(5)]
     for x in rows:
         lines.append("  ".join(x[j].ljust(widths[j]) for j in range(5)).rstrip())
     m, lo, hi = rv.total
-    lines += ["", f"total lost: {m:.0f} points [{lo:.0f}, {hi:.0f}] over {plural(len(rv.rows), 'decision')}"]
+    lines += ["", f"total lost: {points_text(m)} points [{points_text(lo)}, {points_text(hi)}] over {plural(len(rv.rows), 'decision')}"]
     worst = rv.worst()
     if worst:
         lines.append("worst decisions:")
         for r in worst:
-            lines.append(f"  turn {r.turn} {r.phase}: {r.played}; best {r.best}: {r.lost:.0f} [{r.ci[0]:.0f}, {r.ci[1]:.0f}] points")
+            lines.append(f"  turn {r.turn} {r.phase}: {r.played}; best {r.best}: {_lost_text(r)} points")
     for u in rv.unmatched:
         lines.append(f"not reviewed (no listed choice plays it): {u}")
     lines.append(
