@@ -353,3 +353,17 @@ def test_points_that_round_to_zero_are_printed_0_never_minus_0():
     text = format_analysis(a)
     assert "0 [0, +47]" in text and "0 [-47, 0]" in text and "0 points [0, +1]" in text, text
     assert "-0" not in text and "+0" not in text, text
+
+
+def test_two_choices_alike_in_outcomes_and_points_are_said_to_play_the_same():
+    """A fresh user's find: two choices with the same intervals were said to "differ in points"."""
+    from tranca_sim.analyse import Choice, why_line
+
+    rates = {"we go out": 0.40, "they go out": 0.30}
+    best = Choice(1, "discard 3C", 12.3, (2.0, 22.0), rates=dict(rates))
+    twin = Choice(2, "discard 3S", 12.1, (2.0, 22.0), rates={"we go out": 0.41, "they go out": 0.30})
+    assert why_line(best, twin, "next best") == "plays the same as the next best"
+    assert why_line(twin, best, "best") == "plays the same as the best"
+    # the same outcomes but 8 points apart: that is still said
+    other = Choice(3, "discard 9H", 4.3, (-6.0, 14.0), rates=dict(rates))
+    assert "differs in points" in why_line(other, best, "best")

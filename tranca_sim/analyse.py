@@ -268,10 +268,13 @@ def summarise(pos: Position, codes, words, res: np.ndarray) -> list[Choice]:
 
 def why_line(ch: Choice, ref: Choice, label: str) -> str:
     """What differs most between the outcomes of ``ch`` and ``ref``: the outcome whose rate
-    differs by the most percentage points."""
+    differs by the most percentage points; "plays the same" when the outcomes and the points (as
+    printed, whole) are the same."""
     name = max(ch.rates, key=lambda k: abs(ch.rates[k] - ref.rates[k]))
     a, b = ch.rates[name], ref.rates[name]
     if abs(a - b) < 0.02:
+        if points_text(ch.points) == points_text(ref.points):
+            return f"plays the same as the {label}"
         return f"the same outcomes as the {label} within 2 points of percentage; it differs in points"
     return f"{name} {a:.0%} ({label}: {b:.0%})"
 
