@@ -367,3 +367,24 @@ def test_two_choices_alike_in_outcomes_and_points_are_said_to_play_the_same():
     # the same outcomes but 8 points apart: that is still said
     other = Choice(3, "discard 9H", 4.3, (-6.0, 14.0), rates=dict(rates))
     assert "differs in points" in why_line(other, best, "best")
+
+
+def test_the_progress_line_never_shows_a_signed_zero(monkeypatch):
+    """The live 'best so far' line rounds -0.3 points to 0, as the ranking does (not '-0')."""
+    import io
+    import sys
+    from types import SimpleNamespace
+
+    from tranca_sim import cli_analyse
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    show = cli_analyse._progress(SimpleNamespace(no_progress=False))
+    show(32, 0.4, "draw from the stock", -0.3)
+    show(64, 0.8, "draw from the stock", 12.4)
+    assert "best so far draw from the stock (0)" in err.getvalue()
+    assert "(+12)" in err.getvalue() and "-0" not in err.getvalue()

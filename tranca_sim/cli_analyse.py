@@ -116,8 +116,10 @@ def _progress(args):
     if args.no_progress or not sys.stderr.isatty():
         return None
 
+    from .analyse import points_text
+
     def show(n, secs, words, points):
-        sys.stderr.write(f"\r{n} worlds, {secs:.1f} s: best so far {words} ({points:+.0f})\x1b[K")
+        sys.stderr.write(f"\r{n} worlds, {secs:.1f} s: best so far {words} ({points_text(points, True)})\x1b[K")
         sys.stderr.flush()
 
     return show
