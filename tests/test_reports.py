@@ -423,3 +423,18 @@ def test_pooled_baseline_is_said_in_report_and_charts(tmp_path):
     assert any("against every variant, pooled" in t.get_text().replace("\n", " ") for t in fig.axes[0].texts)
     fixed = reports.ReportData(d, dict(data.spec, design="fixed-opponent"), data.comparison, None, data.deals)
     assert reports.pooled_note(fixed) == ""  # the baseline plays only the opponent there
+
+
+def test_the_sweep_table_writes_a_tiny_p_as_the_tip_table_does(tmp_path):
+    """A sweep point with p below 0.0001 reads '< 0.0001' (as in the tip table), not '0.0000'."""
+    import dataclasses
+
+    import polars as pl
+
+    data = L.report_data(tmp_path, with_sweep=True)
+    tiny = data.sweep.with_columns(p_value=pl.lit(1e-9), p_holm=pl.lit(3e-9))
+    reports.write_report(tmp_path, dataclasses.replace(data, sweep=tiny))
+    text = (tmp_path / "report.md").read_text()
+    section = text[text.index("## Sweep table") : text.index("## Charts")]
+    rows = [r for r in section.splitlines() if r.startswith("| morto_keep")]
+    assert len(rows) == tiny.height and all(r.endswith("| < 0.0001 | < 0.0001 |") for r in rows), section

@@ -177,6 +177,8 @@ def _table(df: pl.DataFrame, cols: dict[str, str], fmt: dict[str, str]) -> str:
             v = r[c]
             if isinstance(v, float) and math.isnan(v):  # no test possible (too few units): as the console
                 cells.append("n/a")
+            elif fmt.get(c) == "p" and v is not None:  # as the tip table: "< 0.0001", never "0.0000"
+                cells.append("< 0.0001" if v < 1e-4 else format(v, ".4f"))
             elif c in fmt and v is not None:
                 cells.append(format(v, fmt[c]))
             else:
@@ -456,7 +458,7 @@ def render_markdown(
                 sw,
                 {"param": "parameter", "value": "value", "n_units": "units", "mean": "mean diff (points/deal)",
                  "ci": "95% interval", "p_value": "p", "p_holm": "p Holm"},
-                {"value": "g", "mean": "+.1f", "p_value": ".4f", "p_holm": ".4f"},
+                {"value": "g", "mean": "+.1f", "p_value": "p", "p_holm": "p"},
             ),
         ]  # fmt: skip
     out += ["## Charts", ""]
