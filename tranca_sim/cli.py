@@ -510,10 +510,7 @@ def _why(e: BaseException, console: bool) -> str:
     if sys.stdout is None:
         return "it is closed"
     if console:
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+        _drop_stdout()
     return os.strerror(e.errno) if getattr(e, "errno", None) else str(e)
 
 
