@@ -566,3 +566,25 @@ def test_a_killed_runs_temporary_file_is_removed_by_a_later_write(tmp_path):
     finally:
         live.kill()
         live.wait()
+
+
+@pytest.mark.parametrize("kind", ["file", "dir"])
+def test_a_stop_while_probing_a_directory_leaves_no_probe(tmp_path, monkeypatch, kind):
+    # a signal that lands between the probe's creation and its removal (the interrupt raised in
+    # the next step) must not leave the hidden probe in the user's directory
+    from tranca_sim import output
+
+    name = "open" if kind == "file" else "mkdir"
+    real = getattr(os, name)
+
+    def made_then_stopped(path, *a):
+        got = real(path, *a)
+        if kind == "file":
+            os.close(got)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(output.os, name, made_then_stopped)
+    with pytest.raises(KeyboardInterrupt):
+        output.probe(tmp_path, kind)
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == []

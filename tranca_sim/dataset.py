@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -58,7 +57,7 @@ from .dataset_layout import (  # noqa: F401  (re-exported: the dataset's names s
     wants_dataset,
 )
 from .dataset_read import START_OVER, _chunk_problem, read_manifest, read_verified_dataset  # noqa: F401
-from .output import atomic_output, lstat_or_none, os_reason, writing
+from .output import atomic_output, lstat_or_none, os_reason, probe, writing
 from .run_format import META_KEY, OutputExistsError, RunFileError
 from .run_write import chunk_table, json_default, meta_json_plain
 
@@ -232,10 +231,8 @@ def check_dataset_out(path, force: bool = False, resume: bool = False) -> str:
         parent = p.parent if str(p.parent) else Path(".")
         if not parent.is_dir():
             raise RunFileError(f"cannot write {str(p)!r}: {str(parent)!r} does not exist")
-        probe = parent / f".probe-tranca-{os.getpid()}-{secrets.token_hex(4)}"
         try:  # a directory that accepts none (/proc, read-only): said now, as for a run file
-            os.mkdir(probe)
-            os.rmdir(probe)
+            probe(parent, "dir")
         except OSError as e:
             raise RunFileError(
                 f"cannot write {str(p)!r}: no directory can be created in {str(parent)!r} ({os_reason(e)})"

@@ -18,6 +18,7 @@ import stat
 import time
 from pathlib import Path
 
+from . import stop_request
 from .run_format import OutputExistsError, RunFileError, first_line
 
 
@@ -31,6 +32,22 @@ def _temp_name(kind: str) -> str:
 #: process is gone and it has not changed for this many seconds (guards a live writer on another
 #: host of a shared file system, whose process id means nothing here).
 STALE_TEMP_SECONDS = 300.0
+
+def probe(parent, kind: str = "file") -> None:
+    """Create and remove a hidden probe ``kind`` (``"file"`` or ``"dir"``) in ``parent``: raises
+    the ``OSError`` of a directory that accepts none.  A stop that comes meanwhile is answered
+    after the probe is gone (:func:`tranca_sim.stop_request.put_off`), so none is left behind."""
+    path = Path(parent) / _temp_name("probe")
+    with stop_request.put_off():
+        try:
+            if kind == "dir":
+                os.mkdir(path)
+            else:
+                os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        finally:
+            with contextlib.suppress(OSError):
+                os.rmdir(path) if kind == "dir" else os.unlink(path)
+
 
 _TEMP_RE = re.compile(r"^\.(?:tmp|probe)-tranca-(\d+)-[0-9a-f]{8}$")
 
@@ -224,11 +241,8 @@ def check_output_path(path, force: bool = False) -> Path:
     if not parent.is_dir():
         why = "is not a directory" if parent.exists() else "does not exist"
         raise RunFileError(f"cannot write {str(p)!r}: {str(parent)!r} {why}")
-    probe = parent / _temp_name("probe")
     try:
-        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        os.close(fd)
-        os.unlink(probe)
+        probe(parent)
     except OSError as e:
         raise RunFileError(
             f"cannot write {str(p)!r}: no file can be created in the directory {str(parent)!r} "

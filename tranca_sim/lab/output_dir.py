@@ -10,7 +10,6 @@ import contextlib
 import datetime as _dt
 import json
 import os
-import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import io as _io
+from .. import output as _output
 from .statistics.designs import RunPlan
 
 
@@ -324,10 +324,8 @@ def check_out_dir(out: Path, force: bool, kind: str = "experiment") -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} is not a directory")
-    probe = parent / f".probe-tranca-{os.getpid()}-{secrets.token_hex(4)}"
     try:
-        os.mkdir(probe)
-        os.rmdir(probe)
+        _output.probe(parent, "dir")
     except OSError as e:
         why = os.strerror(e.errno) if e.errno else str(e)
         raise ExperimentError(
