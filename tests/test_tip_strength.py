@@ -80,7 +80,8 @@ def test_tuned_warns_once_when_a_preset_has_no_file_of_its_own(tmp_path, capsys)
 
     assert not (ROOT / "strategies/tuned/tranca-carioca.toml").exists()
     assert (ROOT / "strategies/tuned/tranca-aberta.toml").exists()
-    for preset, warned in (("tranca-carioca", True), ("tranca-aberta", False)):
+    assert (ROOT / "strategies/tuned/buraco.toml").exists()  # tuned for open Buraco (reports/tune-buraco/)
+    for preset, warned in (("tranca-carioca", True), ("tranca-aberta", False), ("buraco", False)):
         tuned._warn_fallback.cache_clear()
         out = tmp_path / f"{preset}.parquet"
         argv = ["simulate", "--preset", preset, "--side-a", "tuned", "--side-b", "basic", "--deals", "4"]
