@@ -31,8 +31,9 @@ def short_verdict(w, row: dict) -> str:
 
 def quick_note(w) -> str:
     return w(
-        "Quick atlas: tiny experiments to try the command. Its figures are not confirmed measurements: "
-        "do not print or quote them."
+        "Quick atlas: tiny experiments to try the command. With so few decks most intervals are wide, so a "
+        "tip can read as a gain at one strength and a cost at another, and change from one build to the next. "
+        "Its figures are not confirmed measurements: do not print or quote them."
     )
 
 
@@ -157,8 +158,9 @@ def equity_section(w, page: Page, rules: dict, img: Path) -> None:
     charts.equity_chart(table, w, img / name)
     page.add("img", name, w("Chance of winning the match"), w(
         "Each point: matches finished from that pair of scores by deals drawn from {deals} deals between two equal "
-        "basic players, {n} matches a point; the largest Monte Carlo error of a point is {se}. Deals are taken as "
-        "independent of the match score.",
+        "basic players, {n} matches a point and as many from the mirror point (the other side's view); the largest "
+        "Monte Carlo error of a point is {se}. Equal players level on points have an even chance, so the diagonal "
+        "reads 50%. Deals are taken as independent of the match score.",
         deals=w.int(len(sc)), n=w.int(table["matches"]), se=w.pct(float(table["se"].max()), 1),
     ))  # fmt: skip
     s = table["scores"]

@@ -6,7 +6,9 @@ pool; each deal is used both ways round (side A's and side B's points swapped), 
 are equal players.  From a score pair, matches are finished by drawing deals from the pool with
 replacement (independent deals) until a side reaches the target with the highest score, as the
 engine ends a match (:mod:`tranca_sim.engine.match`: a dead tie for the highest score plays on).
-Each cell's error is the binomial standard error of its matches.  The model assumes deals do not
+Equal players make the table antisymmetric (from ``(x, y)`` one side wins as often as the other loses
+from ``(y, x)``): each cell averages its own matches and its mirror cell's, so level scores read
+exactly one half, and its error is the binomial standard error of that average.  The model assumes deals do not
 depend on the match score: true for the basic player (it never reads the score) under rules
 without a score-dependent minimum first meld; :func:`equity_table` refuses the others.
 """
@@ -29,7 +31,8 @@ def deal_pool(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def equity_table(pool: np.ndarray, target: int, matches: int, seed: int = SEED, max_deals: int = 200) -> dict:
     """P(the side scoring ``row`` wins against the side scoring ``col``) for row, col in
-    ``0, STEP, ..., < target``: ``p`` and ``se`` (arrays), ``scores``, ``matches`` a cell."""
+    ``0, STEP, ..., < target``: ``p`` and ``se`` (arrays), ``scores``, ``matches`` a cell (each
+    cell also reads its mirror's ``matches``: ``p[i, j] + p[j, i] == 1``)."""
     scores = np.arange(0, target, STEP)
     k = len(scores)
     rng = np.random.default_rng(seed)
@@ -50,9 +53,14 @@ def equity_table(pool: np.ndarray, target: int, matches: int, seed: int = SEED, 
         live[idx[done]] = False
     w = won.reshape(k * k, matches)
     n = np.sum(~np.isnan(w), axis=1)
-    p = np.nansum(w, axis=1) / np.maximum(n, 1)
-    se = np.sqrt(p * (1 - p) / np.maximum(n, 1))
-    return {"scores": scores, "p": p.reshape(k, k), "se": se.reshape(k, k), "matches": matches,
+    p = (np.nansum(w, axis=1) / np.maximum(n, 1)).reshape(k, k)
+    var = (p * (1 - p) / np.maximum(n, 1).reshape(k, k))
+    # equal players: P(row wins from (x, y)) = 1 - P(row wins from (y, x)); each cell averages its
+    # own matches and its mirror's, so level scores read exactly one half and the error shrinks
+    p_sym = (p + 1 - p.T) / 2
+    se = np.sqrt(var + var.T) / 2
+    np.fill_diagonal(se, 0.0)
+    return {"scores": scores, "p": p_sym, "se": se, "matches": matches,
             "unfinished": int(np.sum(np.isnan(w)))}  # fmt: skip
 
 

@@ -83,8 +83,10 @@ def method_page(w, presets: list[str], data: dict, entries: list[dict], size_nam
                     "p",
                     w(
                         "Match equity: deals drawn with replacement from the basic-against-basic deals, each both "
-                        "ways round, until a side reaches the target with the highest score; binomial "
-                        "standard errors; deals taken as independent of the match score."
+                        "ways round, until a side reaches the target with the highest score; each point averaged "
+                        "with its mirror point (between equal players, one side's chance from x against y is the "
+                        "other's from y against x); binomial standard errors of that average; deals taken as "
+                        "independent of the match score."
                     ),
                 )
                 page.add("table", [w("item"), w("value")], [
