@@ -130,7 +130,7 @@ def bench_calibration(ps, worlds: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--positions", type=int, default=60)
     ap.add_argument("--time", type=float, default=1.0)
     ap.add_argument("--ref-worlds", type=int, default=2000)

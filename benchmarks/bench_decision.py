@@ -119,7 +119,7 @@ def _family_fwer(pool, reps, look, budget, delta, alpha, beta, k, rng) -> float:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--delta", type=float, default=20.0)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--beta", type=float, default=0.05)

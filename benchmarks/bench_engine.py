@@ -56,7 +56,7 @@ def _startup_seconds(cache_dir: str) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--deals", type=int, default=200_000)
     ap.add_argument("--pairs", default="basic-basic,random-random")
     ap.add_argument("--no-compile", action="store_true", help="skip the first-run compile measurement")

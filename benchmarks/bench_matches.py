@@ -40,7 +40,7 @@ def _timed(fn):
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--matches", type=int, default=3000)
     ap.add_argument("--pair", default="basic-basic")
     ap.add_argument("--threads", default="2")

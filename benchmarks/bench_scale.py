@@ -146,7 +146,7 @@ def free_cores() -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument(
         "--one", nargs=5, metavar=("MODE", "DEALS", "CHUNK", "OUT", "PAIR"), help=argparse.SUPPRESS
     )

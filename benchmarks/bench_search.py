@@ -118,7 +118,7 @@ def time_decisions(rules, k: int, budgets=BUDGETS) -> list[dict]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--decks", type=int, default=200)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--threads", type=int, default=numba.config.NUMBA_NUM_THREADS)

@@ -48,7 +48,7 @@ def _commit() -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--experiment", default=str(ROOT / "experiments" / "tranca-tips.toml"))
     ap.add_argument("--threads", type=int, default=None, help="numba threads (default all cores)")
     ap.add_argument("--keep", metavar="DIR", help="write the output here instead of a temporary directory")

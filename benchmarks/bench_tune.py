@@ -31,7 +31,7 @@ PARAMS = (
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget", type=int, default=3_000_000)
     ap.add_argument("--rounds", type=int, default=3)

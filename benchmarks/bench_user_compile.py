@@ -64,7 +64,7 @@ def run(cache: str, user: str, deals: int = 0) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--deals", type=int, default=100_000)
     ap.add_argument("--file", default=str(ROOT / "examples" / "greedy.py"))
     args = ap.parse_args()

@@ -38,7 +38,7 @@ def _search() -> bool:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--preset", default="tranca")
     ap.add_argument("--pair", default="basic-basic")

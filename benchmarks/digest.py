@@ -35,7 +35,7 @@ PAIRS = (
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--deals", type=int, default=3000)
     ap.add_argument("--search-deals", type=int, default=12)
     ap.add_argument("--matches", type=int, default=20)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--deals", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--pair", nargs=2, default=("basic", "basic"), metavar=("A", "B"))

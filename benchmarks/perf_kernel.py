@@ -158,14 +158,14 @@ def lines_report(save: str, perf_data: str, outer: bool, top: int) -> None:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--lines":
-        lp = argparse.ArgumentParser()
+        lp = argparse.ArgumentParser(allow_abbrev=False)
         lp.add_argument("--lines", nargs=2, metavar=("DIR", "PERF_DATA"))
         lp.add_argument("--outer", action="store_true")
         lp.add_argument("--top", type=int, default=60)
         la = lp.parse_args()
         lines_report(la.lines[0], la.lines[1], la.outer, la.top)
         return
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--deals", type=int, default=300_000)
     ap.add_argument("--preset", default="tranca")
     ap.add_argument("--pair", default="basic-basic")

@@ -326,7 +326,7 @@ def _profile(rules, pair: str, n: int) -> bool:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--deals", type=int, default=20_000)
     ap.add_argument("--preset", default="tranca", help="a preset or a comma list (one compile for all)")
     ap.add_argument("--pair", default="basic-basic", help="a pairing A-B or a comma list")

@@ -299,7 +299,7 @@ def build(old, new):
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--old", type=Path, default=Path(__file__).resolve().parent.parent)
     ap.add_argument("--deals", type=int, default=20_000)
     ap.add_argument("--preset", default="tranca")

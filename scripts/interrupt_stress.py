@@ -169,7 +169,7 @@ def one_try(case: str, env: dict, base: Path, rng: random.Random, scheduler: str
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--tries", type=int, default=10, help="tries per case (default 10)")
     ap.add_argument("--case", action="append", choices=sorted(CASES), help="default: every case")
     ap.add_argument("--seed", type=int, default=None)

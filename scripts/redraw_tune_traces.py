@@ -200,7 +200,7 @@ def rebuild(d: Path, trials: Path | None = None) -> tuple[list[dict], dict, list
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     ap.add_argument("dirs", nargs="+", type=Path)
     ap.add_argument("--check-trials", action="append", default=[], metavar="DIR=TRIALS.parquet")
     ap.add_argument("--dry-run", action="store_true", help="check only; write nothing")

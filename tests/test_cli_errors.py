@@ -477,3 +477,34 @@ def test_the_console_script_writing_to_dev_full_says_one_line():
                            stderr=subprocess.PIPE, text=True, timeout=300, check=False)  # fmt: skip
     assert p.returncode == 2, p.stderr
     assert p.stderr.splitlines() == ["tranca-sim: error: cannot write to standard output: No space left on device"]
+
+
+# a shortened flag: argparse's prefix matching took '--log 2' as '--log-deals 2' without a word
+# (issue 23); every command now refuses it, naming it and the flags it begins, and writes nothing
+SHORTENED = [
+    (["simulate", "--deals", "5", "--out", "OUT/r.parquet", "--log", "2"], "--log", ["--log-deals"]),
+    (["experiment", "TIPS", "--ou", "OUT"], "--ou", ["--out"]),
+    (["tune", "basic", "--out", "OUT", "--budg", "8"], "--budg", ["--budget"]),
+    (["ladder", "--out", "OUT", "--dec", "3"], "--dec", ["--decks"]),
+    (["replay", "RUN", "--dea", "1"], "--dea", ["--deal"]),
+    (["position", "RUN", "--deal", "0", "--tu", "3"], "--tu", ["--turn"]),
+    (["analyse", "POS", "--tim", "2"], "--tim", ["--time"]),
+    (["review", "RUN", "--deal", "0", "--se", "1"], "--se", ["--seat", "--seed"]),
+    (["atlas", "--out", "OUT", "--lan", "en"], "--lan", ["--lang"]),
+    (["report", "OUT", "--he"], "--he", ["--help"]),
+]
+
+
+@pytest.mark.parametrize(("argv", "short", "full"), SHORTENED, ids=[a[0] for a, _, _ in SHORTENED])
+def test_a_shortened_flag_is_refused_on_every_command(tmp_path, capsys, argv, short, full):
+    out = tmp_path / "out"
+    argv = [str(out) + a[3:] if a.startswith("OUT") else a for a in argv]
+    argv = [str(tmp_path / "x.toml") if a == "TIPS" else str(tmp_path / "run.parquet") if a == "RUN" else a
+            for a in argv]
+    status, _, err = call(argv, capsys)
+    line = one_error_line(err)
+    assert status == 2, err
+    assert f"unrecognized arguments: {short}" in line, line
+    assert f"flags are given in full, e.g. {' or '.join(full)};" in line, line
+    assert f"see 'tranca-sim {argv[0]} --help'" in line, line
+    assert not out.exists()

@@ -44,7 +44,7 @@ from .cli_common import (
     _warn,
 )
 from .cli_lab import _cmd_experiment, _cmd_ladder, _cmd_report, _cmd_tune, _written
-from .cli_parser import build_parser
+from .cli_parser import build_parser, unknown_arguments
 from .cli_runs import _cmd_check, _cmd_replay, _cmd_summarize, _title, side_labels
 
 
@@ -535,10 +535,10 @@ def _resume_hint(args, e: Exception) -> str:
 
 
 def _main(argv, state: dict) -> int:
-    args, extra = build_parser().parse_known_args(argv)  # before the heavier imports: --version and typos are quick
-    if extra:  # the command's own help lists its flags
-        where = f"{PROG} {args.command}" if getattr(args, "command", None) else PROG
-        _fail(f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')")
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)  # before the heavier imports: --version and typos are quick
+    if extra:  # the command's own help lists its flags; a shortened one is never taken (issue 23)
+        _fail(unknown_arguments(parser, getattr(args, "command", None), extra))
     state["args"] = args
 
     from .io import OutputExistsError

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 
 from .cli_analyse import add_parsers as add_analyse_parsers
 from .cli_atlas import add_parser as add_atlas_parser
@@ -11,15 +12,54 @@ from .cli_common import MAX_CHUNK, MAX_DEALS, PROG, _fail
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (no usage dump)."""
+    """argparse with one-line errors (no usage dump) and no shortened flags: argparse's
+    ``allow_abbrev`` would take ``--log x`` as ``--log-deals x`` without a word (issue 23), so
+    every parser, the subcommands' too (``parser_class``), leaves a prefix unknown, and the
+    unknown argument is refused by :func:`tranca_sim.cli._main`."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._words = list(sys.argv[1:] if args is None else args)  # for error(): a flag it did not know
+        return super().parse_known_args(args, namespace)
 
     def error(self, message):
+        if message.startswith("the following arguments are required"):  # '--ou d' left --out missing
+            unknown = [w for w in getattr(self, "_words", ()) if w.startswith("--") and len(w) > 2
+                       and w.split("=", 1)[0] not in self._option_string_actions]
+            if unknown:
+                _fail(_unknown_line(self.prog, self._option_string_actions, unknown))
         # "argument --deals: must be ..." -> "--deals must be ..." for the value checks below
         message = re.sub(r"^argument (-[-\w]+|[a-z]\w*): (must|takes) ", r"\1 \2 ", message)
         # a check whose message names its flag itself ("--cluster local:N takes ..."): said once
         message = re.sub(r"^argument (-[-\w]+): \1 ", r"\1 ", message)
         hint = f" (see '{self.prog} --help')"
         _fail(message + hint)
+
+
+def unknown_arguments(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> str:
+    """The one line refusing the arguments ``extra`` that ``command``'s parser (of ``parser``,
+    :func:`build_parser`) did not know, pointing to that command's own help; a shortened flag
+    (``--log`` for ``--log-deals``) is told the flags it begins, since a prefix is never taken."""
+    where, known = PROG, parser._option_string_actions
+    if command:
+        where = f"{PROG} {command}"
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+                known = action.choices[command]._option_string_actions
+    return _unknown_line(where, known, extra)
+
+
+def _unknown_line(where: str, known, extra: list[str]) -> str:
+    begun = []
+    for word in extra:
+        flag = word.split("=", 1)[0]
+        if flag.startswith("--") and len(flag) > 2:
+            begun += sorted(o for o in known if o.startswith(flag) and o != flag and o not in begun)
+    full = f"flags are given in full, e.g. {' or '.join(begun[:3])}; " if begun else ""
+    return f"unrecognized arguments: {' '.join(extra)} ({full}see '{where} --help')"
 
 
 def _whole(text: str, too_big: str) -> int:

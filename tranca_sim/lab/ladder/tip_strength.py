@@ -236,7 +236,7 @@ def run(
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     ap.add_argument("--out", required=True)
     ap.add_argument("--decks", type=int, default=50_000, help="decks of each self-play comparison")
     ap.add_argument("--search-decks", type=int, default=600, help="decks of each run against search")
