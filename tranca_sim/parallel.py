@@ -101,11 +101,44 @@ def die_with_parent(parent_pid: int) -> None:
 
     # a terminal's Ctrl-C and hangup reach the whole process group: the parent answers them and
     # ends this worker (a hangup killed it first, and the parent said "a worker died")
-    for sig in (signal.SIGINT, getattr(signal, "SIGHUP", None)):
-        if sig is not None:
-            signal.signal(sig, signal.SIG_IGN)
+    for sig in WORKER_IGNORES:
+        signal.signal(sig, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # born holding them (_spawn_holding): one that came meanwhile is dropped
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, WORKER_IGNORES)
 
     threading.Thread(target=watch, name="tranca-parent-watch", daemon=True).start()
+
+
+#: the signals a local worker process ignores (:func:`die_with_parent`) and is born holding
+WORKER_IGNORES = tuple(getattr(signal, n) for n in ("SIGINT", "SIGHUP") if hasattr(signal, n))
+
+
+def _spawn_holding() -> None:
+    """Make loky start its worker processes holding :data:`WORKER_IGNORES` (a blocked signal
+    stays blocked through ``fork`` and ``exec``) until :func:`die_with_parent` ignores them.
+    Without it a Ctrl-C sent to the process group while a worker was still importing numpy
+    printed that worker's ``KeyboardInterrupt`` traceback before the command's one line.  The
+    spawning thread holds them only for the moment of the spawn.  Loky spawns in one method of
+    its executor; a loky without it is left as it is."""
+    try:
+        from joblib.externals.loky import process_executor as pe
+    except ImportError:
+        return
+    cls = pe.ProcessPoolExecutor
+    spawn = getattr(cls, "_adjust_process_count", None)
+    if spawn is None or getattr(spawn, "_tranca_holds", False) or not hasattr(signal, "pthread_sigmask"):
+        return
+
+    def adjust_process_count(self):
+        _start_trackers()  # started meanwhile, the stdlib's would unblock SIGINT in this thread
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, WORKER_IGNORES)
+        try:
+            spawn(self)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+    adjust_process_count._tranca_holds = True
+    cls._adjust_process_count = adjust_process_count
 
 
 def _with_search(env: tuple) -> tuple:
@@ -298,6 +331,7 @@ class _Processes:
     def _backend(self):
         from joblib.parallel import LokyBackend
 
+        _spawn_holding()
         # the same initializer arguments every call: joblib reuses the executor and its workers
         return LokyBackend(initializer=die_with_parent, initargs=(os.getpid(),))
 
