@@ -158,6 +158,87 @@ def test_the_verdict_mixes_strengths_when_they_disagree():
     assert "rende pontos" in s and "custa pontos" in s
 
 
+def _open_row(decisions, verdict, lo, hi):
+    r = _row(verdict=verdict, published=False, confirmed=False, mean=(lo + hi) / 2, lo=lo, hi=hi)
+    return r | {"cells": [{"block": b, "decision": d} for b, d in enumerate(decisions, 1)]}
+
+
+def test_an_undecided_figure_whose_interval_leaves_out_zero_says_why_in_every_language():
+    """The index read "not decided (-137 to -69)" next to "+12 to +30 means ... with 95% confidence":
+    the loss was decided on block 1 only; the reason was only in the appendix's table."""
+    from tranca_sim.atlas.book import short_verdict
+    from tranca_sim.atlas.i18n import Words, missing
+    from tranca_sim.atlas.pages import decision_words
+
+    one_open = _open_row(["loss", "no decision"], "undecided", -137.0, -69.0)
+    disagree = _open_row(["gain", "loss"], "blocks disagree", 12.0, 30.0)
+    same_way = _open_row(["gain", "gain"], "blocks disagree", 12.0, 30.0)
+    none = _open_row(["no decision", "no decision"], "undecided", 12.0, 30.0)
+    en = Words("en")
+    assert short_verdict(en, one_open) == "not decided: block 2 of decks reached no decision (-137 to -69)"
+    assert short_verdict(en, disagree) == "not decided: the blocks of decks disagree (+12 to +30)"
+    assert short_verdict(en, same_way) == "not decided: the blocks of decks disagree on its size (+12 to +30)"
+    assert short_verdict(en, none) == "not decided: no block of decks reached a decision (+12 to +30)"
+    assert decision_words(en, one_open) == "not decided: block 2 of decks reached no decision"
+    assert "block 2 of decks reached no decision" in _sentence({"basic": one_open})
+    pt, es = Words("pt-BR"), Words("es")
+    assert "bloco 2" in short_verdict(pt, one_open) and "não decidido" in short_verdict(pt, one_open)
+    assert "bloque 2" in short_verdict(es, one_open) and "no decidido" in short_verdict(es, one_open)
+    for w in (pt, es):
+        for r in (disagree, same_way, none):
+            short_verdict(w, r), decision_words(w, r)
+        assert missing(w.lang, w.used) == []
+
+
+def test_an_undecided_figure_whose_interval_holds_zero_needs_no_reason():
+    from tranca_sim.atlas.book import short_verdict
+    from tranca_sim.atlas.i18n import Words
+
+    r = _open_row(["gain", "no decision"], "undecided", -3.0, 40.0)
+    assert short_verdict(Words("en"), r) == "not decided (-3 to +40)"
+
+
+def test_the_stopping_rule_is_written_in_words_in_every_language():
+    """The appendix printed experiment.json's dict: {'method': ..., 'sequential': True, ...}."""
+    from tranca_sim.atlas.i18n import Words, missing
+    from tranca_sim.atlas.method import stopping_words
+
+    dec = {"delta": 10.0}
+    en = Words("en")
+    s = stopping_words(en, {"method": "x", "sequential": True, "half_width": None}, dec)
+    assert s.startswith("A tip at one strength in one block of decks stops once the sequential test has")
+    assert "±5.0 points a deal" in stopping_words(en, {"sequential": True, "half_width": 5.0}, dec)
+    assert "±5.0 points a deal" in stopping_words(en, {"sequential": True, "half_width": 5.0}, None)
+    assert "whole budget" in stopping_words(en, {"sequential": False, "half_width": None}, None)
+    for lang in LANGS:
+        w = Words(lang)
+        seq, hw = {"sequential": True, "half_width": None}, {"sequential": True, "half_width": 5.0}
+        shapes = [(seq, dec), (hw, dec), (hw, None), ({"sequential": False}, None)]
+        for stop, d in shapes:
+            text = stopping_words(w, stop, d)
+            assert "{" not in text and "sequential" not in text.split()[0], text
+        assert missing(lang, w.used) == []
+
+
+def test_the_appendix_gives_no_raw_record(atlas):
+    root, _ = atlas
+    for lang in LANGS:
+        text = " ".join(_read(root / "out" / lang / "method.html").text)
+        assert "{'" not in text and "'method'" not in text, lang
+    en = " ".join(_read(root / "out" / "en" / "method.html").text)
+    assert "whole budget of deals; nothing stops it early" in en  # the tiny atlas plays one batch
+
+
+def test_an_atlas_marks_its_directory_so_force_may_rebuild_it(atlas):
+    from tranca_sim.lab.output_dir import ExperimentError, check_out_dir
+
+    root, _ = atlas
+    assert (root / "out" / "atlas.json").is_file()
+    check_out_dir(root / "out", True, "atlas")
+    with pytest.raises(ExperimentError, match="use --force"):
+        check_out_dir(root / "out", False, "atlas")
+
+
 def test_an_unknown_preset_is_one_clear_error():
     from tranca_sim.atlas.build import AtlasError, check_presets
 

@@ -81,3 +81,22 @@ def test_the_readme_counts_the_run_file_columns(small_run):
     from tranca_sim.io import load_run
 
     assert int(said.group(1)) == len(load_run(small_run).columns) == len(COLUMNS)
+
+
+def test_every_command_is_in_the_command_line_reference():
+    """`atlas` was missing from docs/reference/cli.md: its usage, the command table and the
+    --force rules."""
+    import argparse
+
+    from tranca_sim.cli_parser import build_parser
+
+    text = (ROOT / "docs" / "reference" / "cli.md").read_text()
+    usage = text.split("```text", 1)[1].split("```", 1)[0]
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, parser in sub.choices.items():
+        assert f"tranca-sim {name}" in usage, name
+        assert f"| `{name}` |" in text, name
+    rules = text.split("`--force` replaces only", 1)[1].split("\n\n", 1)[0]  # --force's rules
+    for name in ("tune", "ladder", "atlas"):
+        assert any("--force" in a.option_strings for a in sub.choices[name]._actions), name
+        assert f"`{name}`" in rules, name

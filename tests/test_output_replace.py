@@ -37,8 +37,9 @@ def _still_there(d):
         ["experiment", "experiments/example.toml", "--deals", "4"],
         ["tune", "basic", "--params", "go_out", "--budget", "12000", "--trial-deals", "400"],
         ["ladder", "--decks", "10"],
+        ["atlas", "--quick", "--lang", "en"],
     ],
-    ids=["experiment", "tune", "ladder"],
+    ids=["experiment", "tune", "ladder", "atlas"],
 )
 def test_force_refuses_a_directory_that_is_not_an_earlier_output(tmp_path, capsys, argv):
     """`--out DIR --force` removed any non-empty directory (`--out reports/ --force` every report)."""

@@ -12,7 +12,12 @@ def add_parser(sub) -> None:
         "atlas",
         help="build the Tip Atlas: a strategy guide (HTML site and PDF) from the experiments it plays or reuses",
     )
-    at.add_argument("--out", required=True, metavar="DIR", help="output directory, e.g. atlas/")
+    at.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="output directory, e.g. atlas/: a new or empty one, or an earlier atlas with --force",
+    )
     at.add_argument(
         "--lang",
         action="append",
@@ -38,23 +43,56 @@ def add_parser(sub) -> None:
         metavar="DIR",
         help="where finished experiments are kept and reused (default OUT/.cache)",
     )
+    at.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild an earlier atlas in --out (reusing its finished experiments); never another directory",
+    )
     at.add_argument("--threads", type=int, default=None, help="numba threads; default all cores")
     at.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
+def check_cache_dir(cache) -> None:
+    """``--cache DIR``: a directory, or a name one can be made at (its nearest existing ancestor is
+    a directory).  Raises ValueError (one line) otherwise."""
+    from pathlib import Path
+
+    p = Path(cache)
+    if str(cache).strip() == "":
+        raise ValueError("give a directory name (empty)")
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{str(cache)!r} exists and is not a directory")
+    parent = p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"cannot make {str(cache)!r}: {str(parent)!r} is not a directory")
+
+
 def cmd_atlas(a) -> None:
-    """Play or reuse the experiments and write the guide into ``a.out``."""
+    """Play or reuse the experiments and write the guide into ``a.out``: a new or empty directory,
+    or an earlier atlas's with ``--force`` (:func:`tranca_sim.lab.output_dir.check_out_dir`)."""
     from pathlib import Path
 
     from .atlas.build import AtlasError, build_atlas
-    from .cli_common import _check_threads, _fail, _lock_out
+    from .cli_common import _check_threads, _fail, _flag, _lock_out
+    from .lab.output_dir import check_out_dir
 
     _check_threads(a.threads)
+    if not str(a.out).strip():  # Path("") is the current directory
+        _fail("--out '': give the atlas's directory, e.g. --out atlas/")
     if str(a.out).rstrip("/\\").lower().endswith((".pdf", ".html", ".parquet")):
         _fail(
             f"--out {str(a.out)!r}: the atlas writes a directory (its pages and PDF); give a directory name"
         )
+    if a.cache is not None:
+        try:
+            check_cache_dir(a.cache)
+        except ValueError as e:
+            _fail(f"--cache: {e}")
     _lock_out(a, a.out, make_dirs=True)
+    with _flag("--out"):
+        check_out_dir(Path(a.out), a.force, "atlas")
     try:
         res = build_atlas(
             Path(a.out),

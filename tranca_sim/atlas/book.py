@@ -8,7 +8,16 @@ from pathlib import Path
 
 from . import charts, vocab
 from .figures import RED3_BINS, THIN, WILD_BINS, situations
-from .pages import Page, category, check_table, decision_words, interval_text, tip_table, verdict_sentence
+from .pages import (
+    Page,
+    category,
+    check_table,
+    decision_words,
+    interval_text,
+    open_reason,
+    tip_table,
+    verdict_sentence,
+)
 
 
 def _bin_label(w, lo: int, hi: int) -> str:
@@ -22,6 +31,9 @@ def short_verdict(w, row: dict) -> str:
     if cat.startswith("flag"):
         return w("flagged: no value")
     iv = interval_text(w, row["lo"], row["hi"])
+    why = open_reason(w, row)  # an interval that leaves out zero, yet no decision: say why
+    if why:
+        return w("not decided: {why} ({iv})", why=why, iv=iv)
     return {
         "gain": w("gains ({iv})", iv=iv),
         "loss": w("costs ({iv})", iv=iv),

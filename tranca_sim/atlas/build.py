@@ -113,6 +113,22 @@ def write_chooser(out: Path, languages) -> Path:
     )
 
 
+#: the file that marks a directory as an atlas's output (``tranca_sim.lab.output_dir.OUTPUT_KINDS``)
+MARK = "atlas.json"
+
+
+def write_mark(out: Path, languages, presets) -> Path:
+    """Mark ``out`` as the atlas's output before anything is played, so an interrupted atlas is
+    an earlier atlas output too: ``--force`` rebuilds it, reusing the finished experiments of its
+    cache, and never another command's or a user's directory."""
+    import json
+
+    from .files import write_text
+
+    mark = {"tranca_sim": "atlas", "languages": list(languages), "presets": list(presets)}
+    return write_text(Path(out) / MARK, json.dumps(mark, indent=1) + "\n")
+
+
 def build_atlas(out: Path, languages=("pt-BR",), presets=None, quick=False, cache_dir=None, threads=None,
                 progress=True, say=print, size=None, only=None) -> dict:  # fmt: skip
     """Play or reuse the atlas's experiments and write it into ``out``; returns ``out``, ``cache``,
@@ -121,6 +137,7 @@ def build_atlas(out: Path, languages=("pt-BR",), presets=None, quick=False, cach
     presets = check_presets(presets or DEFAULT_PRESETS)
     out = Path(out)
     cache = Path(cache_dir) if cache_dir else out / ".cache"
+    write_mark(out, languages, presets)
     items = plan(presets, size or (QUICK if quick else FULL), only)
     entries, played, reused = play_all(items, cache, threads, progress, say)
     return write_atlas(out, languages, presets, entries, quick or size is not None) | {"cache": str(cache), "played": played,

@@ -47,14 +47,30 @@ def _save(fig, path: Path) -> Path:
 def strength_chart(tip: dict, strengths: list[str], w, path: Path) -> Path:
     """The effect in points a deal at each strength with its 95% interval; a filled marker is a
     figure confirmed on both blocks, a hollow one is not; a tip whose check fails is not drawn."""
+    return _save(strength_figure(tip, strengths, w), path)
+
+
+def _flag_label(ax, y: float, text: str) -> None:
+    """A row's "not measured" words across the middle of the frame (not at x = 0, which may lie at
+    its edge), wrapped when long, on white so the zero line does not cross them."""
+    import textwrap
+
+    from matplotlib.transforms import blended_transform_factory
+
+    ax.text(0.5, y, textwrap.fill(text, 60), transform=blended_transform_factory(ax.transAxes, ax.transData),
+            ha="center", va="center", fontsize=8, style="italic", zorder=5,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})  # fmt: skip
+
+
+def strength_figure(tip: dict, strengths: list[str], w):
+    """The figure of :func:`strength_chart`, not yet saved."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 0.55 * len(strengths) + 1.5))
     ys = np.arange(len(strengths))[::-1]
     for y, s in zip(ys, strengths):
         r = tip["rows"][s]
         if r["check"] not in ("passes", None):
-            ax.text(0, y, w("not measured: the tip did not do what it says"), ha="center", va="center",
-                    fontsize=8, style="italic")  # fmt: skip
+            _flag_label(ax, y, w("not measured: the tip did not do what it says"))
             continue
         ax.plot([r["lo"], r["hi"]], [y, y], color="black", lw=1.6)
         ax.plot([r["lo"], r["lo"]], [y - 0.12, y + 0.12], color="black", lw=1.2)
@@ -79,7 +95,7 @@ def strength_chart(tip: dict, strengths: list[str], w, path: Path) -> Path:
         handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.32), ncol=2, frameon=False, fontsize=8
     )
     fig.tight_layout()
-    return _save(fig, path)
+    return fig
 
 
 def situation_chart(grid: dict, w, path: Path, row_labels: list[str], col_labels: list[str]) -> Path:

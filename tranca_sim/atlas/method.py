@@ -16,6 +16,31 @@ def inputs_hash(keys: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(keys)).encode()).hexdigest()
 
 
+def stopping_words(w, stopping: dict, decision: dict) -> str:
+    """The experiment's stopping rule (experiment.json's ``stopping`` and ``decision``) in words."""
+    if not stopping.get("sequential"):
+        return w("Every tip plays its strength's whole budget of deals; nothing stops it early.")
+    hw = stopping.get("half_width")
+    if decision and hw is not None:
+        return w(
+            "A tip at one strength in one block of decks stops once the sequential test has decided both its "
+            "points a deal and its deals won (a gain, a loss or no effect) and its 95% interval is narrower "
+            "than ±{hw} points a deal, or once its strength's budget of deals is spent; the others go on.",
+            hw=w.num(hw, 1),
+        )  # fmt: skip
+    if decision:
+        return w(
+            "A tip at one strength in one block of decks stops once the sequential test has decided both its "
+            "points a deal and its deals won (a gain, a loss or no effect), or once its strength's budget of "
+            "deals is spent; the others go on."
+        )  # fmt: skip
+    return w(
+        "A tip at one strength in one block of decks stops once its 95% interval is narrower than ±{hw} "
+        "points a deal, or once its strength's budget of deals is spent; the others go on.",
+        hw=w.num(hw or 0, 1),
+    )  # fmt: skip
+
+
 def method_page(w, presets: list[str], data: dict, entries: list[dict], size_name: str) -> Page:
     from ..io import package_version
     from ..lab.statistics.blocks import CRITERION
@@ -47,7 +72,7 @@ def method_page(w, presets: list[str], data: dict, entries: list[dict], size_nam
                                           for s in tips["strength_specs"])],
                 [w("sequential test"), (f"delta = {d.get('delta')}, delta_outcome = {d.get('delta_outcome')}, "
                                         f"alpha = {d.get('alpha')}, beta = {d.get('beta')}")],
-                [w("stopping rule"), str(tips.get("stopping"))],
+                [w("stopping rule"), stopping_words(w, tips.get("stopping") or {}, d)],
                 [w("confirmation"), CRITERION],
                 [w("intervals"), w("95% confidence sequence when the test is sequential, else Student t; deal wins: "
                                    "Student t over decks")],

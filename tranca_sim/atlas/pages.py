@@ -44,6 +44,31 @@ def category(row: dict) -> str:
     return {GAIN: "gain", LOSS: "loss", NO_EFFECT: "none"}.get(row["verdict"], "open")
 
 
+def open_reason(w, row: dict) -> str | None:
+    """Why a figure is not decided, in words, when its interval alone would suggest a decision (it
+    leaves out zero): some block of decks reached no decision, the blocks disagree, or only one
+    block was played (:func:`tranca_sim.lab.statistics.blocks.confirmation`); None otherwise."""
+    if category(row) != "open" or not (_fin(row["lo"]) and _fin(row["hi"])) or row["lo"] <= 0 <= row["hi"]:
+        return None
+    cells = row.get("cells") or []
+    decided = {GAIN, LOSS, NO_EFFECT}
+    if row["verdict"] == "one block" or len(cells) == 1:
+        return w("only one block of decks was played, so nothing confirms it")
+    if row["verdict"] == "undecided":
+        open_blocks = [str(c["block"]) for c in cells if c["decision"] not in decided]
+        if len(open_blocks) == len(cells):
+            return w("no block of decks reached a decision")
+        return w.n(
+            "block {blocks} of decks reached no decision", "blocks {blocks} of decks reached no decision",
+            len(open_blocks), blocks=w(" and ").join(open_blocks),
+        )  # fmt: skip
+    if row["verdict"] == "blocks disagree":
+        if len({c["decision"] for c in cells}) > 1:
+            return w("the blocks of decks disagree")
+        return w("the blocks of decks disagree on its size")
+    return None
+
+
 def interval_text(w, lo: float, hi: float, digits: int = 0, sign: bool = True) -> str:
     """``lo`` to ``hi`` in words (signed: a difference; ``sign=False``: a count or a level)."""
     return w("{lo} to {hi}", lo=w.num(lo, digits, sign=sign), hi=w.num(hi, digits, sign=sign))
@@ -66,6 +91,12 @@ def clause(w, strength: str, row: dict, delta: float | None) -> str:
         return w(
             "with the {who} it makes no difference of {delta} points a deal or more ({iv})",
             who=who, delta=w.num(delta or 0, 0), iv=iv,
+        )  # fmt: skip
+    why = open_reason(w, row)
+    if why:
+        return w(
+            "with the {who} the measurements do not settle it yet ({iv} points a deal): {why}",
+            who=who, iv=iv, why=why,
         )  # fmt: skip
     return w("with the {who} the measurements do not settle it yet ({iv} points a deal)", who=who, iv=iv)
 
@@ -128,7 +159,8 @@ def decision_words(w, r: dict) -> str:
             "loss": w("loss, confirmed on two blocks"),
             "none": w("no effect, confirmed on two blocks"),
         }.get(cat, w("not decided"))
-    return w("not decided")
+    why = open_reason(w, r)
+    return w("not decided: {why}", why=why) if why else w("not decided")
 
 
 def check_table(w, tip: dict, strength: str) -> tuple[list[str], list[list[str]]]:

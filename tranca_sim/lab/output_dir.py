@@ -264,6 +264,12 @@ OUTPUT_KINDS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
             + _charts("ladder")
         ),
     ),
+    # the Tip Atlas (tranca_sim/atlas/): its mark is written first, so an interrupted atlas is its own
+    # earlier output too (rebuilt with --force, it reuses the finished experiments of its .cache)
+    "atlas": (
+        ("atlas.json",),
+        frozenset(("atlas.json", "index.html", ".cache", "pt-BR", "es", "en")),
+    ),
 }
 
 #: temporaries of a running or interrupted command (io.temp_dir_path, the write probe), never foreign
@@ -283,7 +289,7 @@ def kept_entries(out: Path, kind: str) -> list[str]:
 
 def check_out_dir(out: Path, force: bool, kind: str = "experiment") -> None:
     """Check before any deal is played that the command ``kind`` (``"experiment"``, ``"tune"``,
-    ``"ladder"``) can write its output directory ``out``.
+    ``"ladder"``, ``"atlas"``) can write its output directory ``out``.
 
     ``force`` replaces only an empty directory or an earlier output of the same command (one
     holding the files of :data:`OUTPUT_KINDS`, e.g. ``experiment.json``), never another
