@@ -4,8 +4,9 @@ Method (determinised Monte Carlo rollouts, as the search player's, :mod:`tranca_
 worlds are sampled from what the seat to move knows (the hidden cards dealt again uniformly,
 consistent with its observation: its hand, the melds, the pile, the red 3s, the hand sizes, the
 morto states, the stock size and the cards it saw taken from the pile); in each world every legal
-choice is played, the rest of the turn and the deal to its end by the rollout policy (``tuned``
-by default, or ``basic``) for all seats, on the same worlds and the same rollout streams.  Each
+choice is played, the rest of the turn and the deal to its end by the rollout policy (by default
+``tuned`` where the preset has its parameter file, ``basic`` elsewhere) for all seats, on the same
+worlds and the same rollout streams.  Each
 choice gets its mean points (the player's side minus the other, at the end of the deal) and its
 probability of winning the deal (more points than the other side; a tie counts half), each with a
 95% interval over the worlds.  Those intervals measure the sampling error of the estimate under
@@ -115,18 +116,27 @@ def analyser_cached() -> bool:
     return kernel_cached(play_worlds)
 
 
-def policy_row(name: str) -> np.ndarray:
+def policy_row(name: str, preset: str | None = None) -> np.ndarray:
+    """The ``basic`` parameter row of rollout policy ``name`` under ``preset``: ``basic``'s
+    defaults, or ``tuned``'s values for the preset (:func:`tranca_sim.strategies.tuned.params_row`:
+    a preset without its own file plays ``tranca``'s values, with a warning)."""
+    from tranca_sim.strategies import tuned
     from tranca_sim.strategies.pimc_search import POLICY_NAMES, POLICY_PRM
 
     if name not in POLICY_NAMES:
         raise AnalyseError(f"rollout policy {name!r} is not one of {', '.join(POLICY_NAMES)}")
+    if name == "tuned":
+        return tuned.params_row(preset)
     return POLICY_PRM[POLICY_NAMES.index(name)].copy()
 
 
-def default_policy() -> str:
-    from tranca_sim.strategies.pimc_search import DEFAULT_POLICY, POLICY_NAMES
+def default_policy(preset: str | None = None) -> str:
+    """``tuned`` under a preset with its own parameter file (``strategies/tuned/<preset>.toml``),
+    else ``basic``: ``tuned`` elsewhere plays ``tranca``'s values, which can lose to ``basic``."""
+    from tranca_sim.strategies import tuned
+    from tranca_sim.strategies.pimc_search import POLICY_NAMES
 
-    return POLICY_NAMES[DEFAULT_POLICY]
+    return "tuned" if "tuned" in POLICY_NAMES and preset in tuned.presets() else "basic"
 
 
 def play_out(
@@ -143,7 +153,7 @@ def play_out(
 
     obs = observation(pos, st)
     res = np.zeros((worlds, len(codes), N_OUT), np.float64)
-    prm = policy_row(policy or default_policy())
+    prm = policy_row(policy or default_policy(pos.rules.name), pos.rules.name)
     cands = np.asarray(codes, np.int32)
     phase = PHASE_CODES[pos.phase]
     cuts = np.linspace(0, worlds, max(1, min(threads, worlds)) + 1).astype(int)
@@ -315,7 +325,7 @@ def analyse(
     if not codes:
         raise AnalyseError(f"seat {pos.seat} has no legal {pos.phase} here (the deal ends: the stock is out)")
     words = describe_choices(pos, st, codes)
-    policy = policy or default_policy()
+    policy = policy or default_policy(pos.rules.name)
     play_out(pos, codes, 0, 0, key, policy, st)  # compiled before the clock starts (a first run)
     t0 = time.perf_counter()
     parts: list[np.ndarray] = []

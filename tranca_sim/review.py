@@ -103,9 +103,9 @@ def review(log: dict, seat: int, seconds: float = 1.0, max_worlds: int = 100_000
     from .replay import strategy_label
 
     label = strategy_label(strategies[side]) if side < len(strategies) else "?"
-    rv = Review(seat, SIDES[side], label, policy=policy or default_policy())
+    rv = Review(seat, SIDES[side], label, policy=policy or default_policy(rules.name))
     group = None
-    how = (seconds, max_worlds, policy, key, progress, threads)
+    how = (seconds, max_worlds, rv.policy, key, progress, threads)
     try:
         for group in meld_phases([d for d in decisions_of(log, seat) if d.phase in phases]):
             if group[0].phase == "meld":
