@@ -388,3 +388,21 @@ def test_the_progress_line_never_shows_a_signed_zero(monkeypatch):
     show(64, 0.8, "draw from the stock", 12.4)
     assert "best so far draw from the stock (0)" in err.getvalue()
     assert "(+12)" in err.getvalue() and "-0" not in err.getvalue()
+
+
+def test_a_discard_with_no_legal_card_says_why_not_that_the_stock_is_out():
+    """Seat 0 holds one card, its side has taken its morto and has no canasta, so it may not go out
+    (000: a side goes out only with a canasta): the last card may not be discarded.  The stock
+    holds 108 - (1 + 8 + 6 + 9) - (3 + 3) - 2 - 11 = 65 cards: it is not out."""
+    text = (
+        GO_OUT.replace("seat 0, meld", "seat 0, discard").replace("hand: 7H 7D 7S 9C", "hand: 9C")
+        .replace("hands: 4 8", "hands: 1 8").replace("meld A: KC KC KD KD KH KH KS", "meld A: KC KD KH")
+        .replace("stock: 58", "stock: 65")
+    )  # fmt: skip
+    pos = parse_position(text)
+    with pytest.raises(AnalyseError) as e:
+        analyse(pos, seconds=0.01, max_worlds=2)
+    assert str(e.value) == (
+        "seat 0 has no card it may discard here: a last card is kept while its side may not go out, and a "
+        "card just taken from a one-card pile is not thrown back"
+    )

@@ -313,3 +313,36 @@ def test_a_file_that_is_no_position_at_all_is_one_line(tmp_path, capsys, text, w
     status, out, err = call(["position", str(f)], capsys)
     assert status == 2 and out == ""
     assert one_error_line(err).startswith(f"tranca-sim: error: {f}: {words}: lines of 'field: value'")
+
+
+# A fresh user's find: a discard with an empty hand and the morto waiting was accepted, then
+# analyse said the stock was out with 44 cards in it.  Worked out by hand from TYPED: seat 0's 9
+# cards gone, 108 - 32 - 6 - 3 - 1 - 22 = 44 in the stock (55 when morto A is taken: 11 more).
+EMPTY_DISCARD = (
+    TYPED.replace("seat 0, draw", "seat 0, discard")
+    .replace("hand: KD KS 7C 7D 9H JS 4C 5S 2C", "hand: -")
+    .replace("hands: 9 11", "hands: 0 11")
+    .replace("stock: 35", "stock: 44")
+)
+
+
+@pytest.mark.parametrize("command", ["position", "analyse"])
+def test_a_discard_with_no_card_in_hand_is_one_line_naming_the_file_and_line(tmp_path, capsys, command):
+    bad = tmp_path / "c5.txt"
+    bad.write_text(EMPTY_DISCARD, encoding="utf-8")
+    status, out, err = call([command, str(bad)], capsys)
+    assert status == 2 and out == ""
+    assert one_error_line(err) == (
+        f"tranca-sim: error: {bad}: line 5: seat 0 is to discard with no card in hand: a hand emptied by "
+        "melding takes its side's morto, which is waiting, and plays on from it; give the cards it holds"
+    )
+
+
+def test_a_discard_with_no_card_in_hand_and_the_morto_taken_says_the_deal_is_over():
+    text = EMPTY_DISCARD.replace("morto A: waiting", "morto A: taken").replace("stock: 44", "stock: 55")
+    with pytest.raises(PositionError) as e:
+        parse_position(text)
+    assert e.value.problems == [
+        "line 5: seat 0 is to discard with no card in hand: a hand emptied by melding has gone out, "
+        "which ends the deal; give the cards it holds"
+    ]

@@ -60,7 +60,9 @@ def test_replay_of_a_stacked_deal_reads_like_the_rules(tranca):
     assert "    draws AS to replace the red 3 3D\n" in first_turn  # the replacement says what it is
     assert "    draws JD\n" in first_turn  # the turn's own draw stays plain
     assert "hand after the draw (12): 5C 6C 8C 9C 10C JD QC QD KC KD KH AS" in first_turn
-    assert "melds KC KD KH as side A meld 0" in first_turn
+    # melds are counted from 1, as analyse and review count them ("onto meld 1")
+    assert "melds KC KD KH as side A meld 1" in first_turn
+    assert "\n    meld 1: " in text and "\n    meld 0: " not in text  # the final table
 
 
 def test_two_red_3s_are_replaced_in_the_order_they_were_laid(tranca):
@@ -216,6 +218,7 @@ def test_table_html_score_so_far_worked_by_hand(tranca):
     )
     log = play_logged(tranca, ("basic", "passive"), 0, 0, deck=deck, first_seat=0)
     page = table_html(log, 0)
+    assert ">side A meld 1<" in page and "meld 0" not in page  # the table's rows count melds from 1
     assert "Score so far, after turn 0" in page and "Score at the end" not in page
     discard = next(a["card"] for a in log["actions"] if a["act"] == "discard" and a["turn"] == 0)
     value = {"5": 5, "6": 5, "8": 10, "9": 10, "10": 10, "J": 10, "Q": 10, "A": 20}[discard[:-1]]
@@ -236,7 +239,7 @@ def test_table_html_score_so_far_worked_by_hand(tranca):
         "lays 3D in side A&#x27;s red-3 area",
         "draws AS to replace the red 3 3D",  # 000 Gameplay 5: a red 3 is replaced from the stock
         "draws JD",
-        "melds KC KD KH as side A meld 0",
+        "melds KC KD KH as side A meld 1",  # counted from 1, as analyse and review count
         f"discards {discard} · pile 2 cards, top {discard}",
     ]
 

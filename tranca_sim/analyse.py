@@ -323,7 +323,12 @@ def analyse(
         st = to_state(pos)
     codes = [int(c) for c in legal_choices(pos, st)]
     if not codes:
-        raise AnalyseError(f"seat {pos.seat} has no legal {pos.phase} here (the deal ends: the stock is out)")
+        if pos.phase == "draw":
+            raise AnalyseError(f"seat {pos.seat} has no legal draw here (the deal ends: the stock is out)")
+        raise AnalyseError(
+            f"seat {pos.seat} has no card it may discard here: a last card is kept while its side may not go "
+            "out, and a card just taken from a one-card pile is not thrown back"
+        )
     words = describe_choices(pos, st, codes)
     policy = policy or default_policy(pos.rules.name)
     play_out(pos, codes, 0, 0, key, policy, st)  # compiled before the clock starts (a first run)

@@ -411,9 +411,23 @@ def _read_fields(rd, rules, fields, melds_raw, per_side, took_raw) -> Position:
         _check_counts(rd, pos, get("stock")[0])
     if pos.phase == "draw" and pos.melded_now:
         rd.bad(None, "'melded this turn: yes' in the draw phase: nothing is melded before the draw")
+    _check_discard_hand(rd, pos, get("hand")[0], get("to move")[0])
     if rd.problems:
         raise PositionError(rd.lines())
     return pos
+
+
+def _check_discard_hand(rd, p: Position, hand_line, move_line) -> None:
+    """A discard with no card in hand is no decision: a hand emptied by melding takes its side's
+    morto at once (the direct morto) or has gone out, ending the deal, before any discard."""
+    if p.phase != "discard" or p.hand or not rd.fine(move_line):
+        return
+    side = p.rules.side_of(p.seat)
+    waiting = p.rules.morto_size > 0 and p.mortos[side][0] == "waiting"
+    then = ("takes its side's morto, which is waiting, and plays on from it" if waiting
+            else "has gone out, which ends the deal")
+    rd.bad(hand_line or move_line, f"seat {p.seat} is to discard with no card in hand: a hand emptied "
+           f"by melding {then}; give the cards it holds")
 
 
 def _read_mortos(rd, rules, lines, seen_at) -> list[tuple[str, list[str]]]:

@@ -269,14 +269,14 @@ def action_text(log: dict, a: dict, table, owed: list[str] | None = None) -> str
         return f"takes the pile: {a['n']} card{'s' * (a['n'] != 1)}, top {a['top']}"
     if act == "meld":
         kind = "run " if a.get("run") else ""
-        return f"melds {kind}{' '.join(a['cards'])} as side {side} meld {a['meld']}"
+        return f"melds {kind}{' '.join(a['cards'])} as side {side} meld {a['meld'] + 1}"
     if act == "extend":
         m = table.melds[table.side(seat)][a["meld"]]
         at = f" ({a['end']} end)" if "end" in a else ""
-        return f"adds {a['card']} to side {side} meld {a['meld']}{at} -> {meld_text(m)}"
+        return f"adds {a['card']} to side {side} meld {a['meld'] + 1}{at} -> {meld_text(m)}"
     if act == "replace_wild":
         m = table.melds[seat % 2][a["meld"]]
-        return f"lays {a['card']} in place of the wild of side {side} meld {a['meld']}, the wild moves to the {a['end']} end -> {meld_text(m)}"
+        return f"lays {a['card']} in place of the wild of side {side} meld {a['meld'] + 1}, the wild moves to the {a['end']} end -> {meld_text(m)}"
     if act == "black3":
         return f"lays the black-3 set {' '.join(a['cards'])} to go out"
     if act == "morto":
@@ -348,7 +348,7 @@ def _final_table(log, table) -> list[str]:
         for i, m in enumerate(melds):
             tag = canasta_tag(m, table.r)
             tag = f"  {tag} ({'clean' if 'limpa' in tag else 'dirty'})" if tag else ""
-            out.append(f"    meld {i}: {meld_text(m)}{tag}")
+            out.append(f"    meld {i + 1}: {meld_text(m)}{tag}")
         for seat in table.seats_of[side]:
             out.append(f"    seat {seat} hand: {cards_text(_hand(table, seat))}")
     res = log["result"]
@@ -547,7 +547,7 @@ def table_html(log: dict, turn: int) -> str:
             longest = max(longest, len(m.cards) + 3)
             faces = meld_faces(m, t.r)
             svg, h = _row(
-                f"side {SIDES[side]} meld {i}",
+                f"side {SIDES[side]} meld {i + 1}",
                 [c for c, _ in faces],
                 y,
                 tag=canasta_tag(m, t.r),
