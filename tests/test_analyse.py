@@ -406,3 +406,14 @@ def test_a_discard_with_no_legal_card_says_why_not_that_the_stock_is_out():
         "seat 0 has no card it may discard here: a last card is kept while its side may not go out, and a "
         "card just taken from a one-card pile is not thrown back"
     )
+
+
+@pytest.mark.parametrize("lo, said", [(0.3, "+0.3"), (0.04, "+0.04"), (0.001, "just above 0"), (2.6, "+3")])
+def test_a_lower_bound_above_0_is_never_printed_0_beside_above_0(lo, said):
+    """A fresh user's find: "+80 points [0, +160] ... above 0: the best is better".  A lower bound
+    above 0 gets the decimals that show it (or "just above 0")."""
+    from tranca_sim.analyse import Analysis, Choice, Gap
+
+    a = Analysis(parse_position(GO_OUT), [Choice(1, "stop melding", 80.0, (40.0, 120.0))], 64, 1.0, "separated",
+                 "tuned", gap=Gap("new meld", 80.2, lo, 160.4, 1))  # fmt: skip
+    assert f"+80 points [{said}, +160] (valid at any stop), above 0: the best is better" in format_analysis(a)

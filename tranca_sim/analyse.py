@@ -180,6 +180,19 @@ def points_text(x: float, signed: bool = False) -> str:
     return "0" if t in ("-0", "+0") else t
 
 
+def above_0_text(x: float) -> str:
+    """A bound above 0 signed, with the decimals it needs not to read as 0 (``+0.3``, ``+0.04``;
+    "just above 0" below 0.005): beside "above 0" a bound printed "0" reads as a contradiction."""
+    t = points_text(x, True)
+    if t != "0":
+        return t
+    for d in (1, 2):
+        t = f"{x:+.{d}f}"
+        if float(t) > 0:
+            return t
+    return "just above 0"
+
+
 def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     m = float(x.mean())
     se = float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("inf")
@@ -408,9 +421,10 @@ def format_analysis(a: Analysis) -> str:
     g = a.gap
     if g is not None:
         verdict = "above 0: the best is better" if g.lo > 0 else "not clear of 0: the two are not told apart yet"
+        lo = above_0_text(g.lo) if g.lo > 0 else points_text(g.lo, True)
         head += (
             f"\nthe best minus the next best ({g.other}), world by world on the same worlds: {points_text(g.mean, True)} points "
-            f"[{points_text(g.lo, True)}, {points_text(g.hi, True)}] (valid at any stop), {verdict}"
+            f"[{lo}, {points_text(g.hi, True)}] (valid at any stop), {verdict}"
         )
     lines = [head, ""]
     for r in rows:
