@@ -389,3 +389,35 @@ def test_an_interrupted_atlas_says_its_finished_experiments_are_kept(tmp_path, c
         f"the same command reuses them and writes the guide in {out} (each page or chart there is "
         "whole, old or new)",
     )
+
+
+@pytest.mark.parametrize("earlier", [True, False])
+@pytest.mark.parametrize("stop_after_writing", [False, True])
+def test_an_interrupted_report_says_what_it_left(tmp_path, capsys, monkeypatch, earlier, stop_after_writing):
+    """Ctrl-C while `report DIR` draws: the line said only "interrupted".  It now says whether
+    report.md was rewritten (it is written last, whole, under a temporary name then renamed)."""
+    from tranca_sim.lab.publish import reports
+
+    d = tmp_path / "exp"
+    d.mkdir()
+    if earlier:
+        (d / "report.md").write_text("the earlier report\n", encoding="utf-8")
+
+    def interrupted(run_dir, *args, **kwargs):
+        if stop_after_writing:
+            (Path(run_dir) / "report.md").write_text("the new report, longer than the earlier\n", encoding="utf-8")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reports, "write_report", interrupted)
+    status, out, err = call(["report", str(d)], capsys)
+    assert status == 130 and out == "", err
+    if stop_after_writing:
+        line = f"tranca-sim: error: interrupted after writing {d / 'report.md'}"
+    elif earlier:
+        line = (f"tranca-sim: error: interrupted; {d / 'report.md'} was not rewritten: the earlier report is left "
+                f"as it was (each chart in {d} is whole, the earlier one or the new one)")  # fmt: skip
+    else:
+        line = (f"tranca-sim: error: interrupted; no report.md was written (each chart in {d} is whole, "
+                "the earlier one or the new one)")  # fmt: skip
+    _only_the_line(err, line)
+    assert (d / "report.md").exists() == (earlier or stop_after_writing)

@@ -217,6 +217,8 @@ def _stopped(what: str, state: dict) -> str:
             f"{what}; the experiments finished so far are kept in {cache}: the same command reuses "
             f"them and writes the guide in {args.out} (each page or chart there is whole, old or new)"
         )
+    if args is not None and args.command == "report":
+        return _report_stopped(what, args)
     if args is not None and getattr(args, "kept", None):  # analyse, review: what they printed
         return f"{what}; {args.kept}"
     if args is None or args.command != "simulate":
@@ -230,6 +232,30 @@ def _stopped(what: str, state: dict) -> str:
             "--resume to finish it"
         )
     return f"{what}; no output file was written"
+
+
+def report_stamp(run_dir) -> tuple[int, int] | None:
+    """``RUN_DIR/report.md``'s modification time and size, None when there is none: an
+    interrupted ``report`` compares it to say whether the report was rewritten."""
+    try:
+        st = os.stat(os.path.join(run_dir, "report.md"))
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def _report_stopped(what: str, args) -> str:
+    """What an interrupted ``report RUN_DIR`` kept: each file is written whole under a temporary
+    name and renamed, the charts first and report.md last."""
+    path = os.path.join(args.run_dir, "report.md")
+    before = getattr(args, "report_before", None)
+    now = report_stamp(args.run_dir)
+    if now is not None and now != before:
+        return f"{what} after writing {path}"
+    charts = f"each chart in {args.run_dir} is whole, the earlier one or the new one"
+    if before is None:
+        return f"{what}; no report.md was written ({charts})"
+    return f"{what}; {path} was not rewritten: the earlier report is left as it was ({charts})"
 
 
 def diagnostics_warning(path, meta: dict) -> str:

@@ -15,6 +15,7 @@ from .cli_common import (
     _user_errors,
     _warn,
     diagnostics_warning,
+    report_stamp,
 )
 
 
@@ -130,6 +131,7 @@ def _cmd_report(a) -> None:
             "and the report is read from its run files; wait for that run to end (it writes the report "
             f"itself) or {e.stop}, then run report again"
         )
+    a.report_before = report_stamp(a.run_dir)  # an interrupt says whether report.md was rewritten
     try:
         written = write_report(a.run_dir)
     except ReportError as e:
