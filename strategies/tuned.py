@@ -56,8 +56,8 @@ def _warn_fallback(preset: str) -> None:
 
     warnings.warn(
         f"strategy 'tuned' has no parameter file for preset {preset!r} (strategies/tuned/{preset}.toml); "
-        f"it plays the values tuned for {DEFAULT_PRESET!r}, which can lose to basic in a preset they were not "
-        f"tuned for (in buraco-fechado they lost 43.5 points a deal to basic); "
+        f"it plays the values tuned for {DEFAULT_PRESET!r}, which can lose to basic in a preset they were "
+        f"not tuned for (in buraco-fechado they lost 43.5 points a deal to basic); "
         f"tune the preset first: tranca-sim tune basic --preset {preset} ...",
         TunedFallbackWarning,
         stacklevel=3,

@@ -414,6 +414,7 @@ def test_a_lower_bound_above_0_is_never_printed_0_beside_above_0(lo, said):
     above 0 gets the decimals that show it (or "just above 0")."""
     from tranca_sim.analyse import Analysis, Choice, Gap
 
-    a = Analysis(parse_position(GO_OUT), [Choice(1, "stop melding", 80.0, (40.0, 120.0))], 64, 1.0, "separated",
-                 "tuned", gap=Gap("new meld", 80.2, lo, 160.4, 1))  # fmt: skip
+    best = Choice(1, "stop melding", 80.0, (40.0, 120.0))
+    gap = Gap("new meld", 80.2, lo, 160.4, 1)
+    a = Analysis(parse_position(GO_OUT), [best], 64, 1.0, "separated", "tuned", gap=gap)
     assert f"+80 points [{said}, +160] (valid at any stop), above 0: the best is better" in format_analysis(a)

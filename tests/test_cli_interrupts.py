@@ -405,7 +405,7 @@ def test_an_interrupted_report_says_what_it_left(tmp_path, capsys, monkeypatch, 
 
     def interrupted(run_dir, *args, **kwargs):
         if stop_after_writing:
-            (Path(run_dir) / "report.md").write_text("the new report, longer than the earlier\n", encoding="utf-8")
+            (Path(run_dir) / "report.md").write_text("the new report, longer\n", encoding="utf-8")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(reports, "write_report", interrupted)
@@ -414,8 +414,8 @@ def test_an_interrupted_report_says_what_it_left(tmp_path, capsys, monkeypatch, 
     if stop_after_writing:
         line = f"tranca-sim: error: interrupted after writing {d / 'report.md'}"
     elif earlier:
-        line = (f"tranca-sim: error: interrupted; {d / 'report.md'} was not rewritten: the earlier report is left "
-                f"as it was (each chart in {d} is whole, the earlier one or the new one)")  # fmt: skip
+        line = (f"tranca-sim: error: interrupted; {d / 'report.md'} was not rewritten: the earlier report is "
+                f"left as it was (each chart in {d} is whole, the earlier one or the new one)")  # fmt: skip
     else:
         line = (f"tranca-sim: error: interrupted; no report.md was written (each chart in {d} is whole, "
                 "the earlier one or the new one)")  # fmt: skip

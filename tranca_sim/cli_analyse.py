@@ -81,8 +81,8 @@ def _analyse_flags(p, time_help: str) -> None:
         "--policy",
         choices=("basic", "tuned"),
         default=None,
-        help="the rollout policy that plays every seat after the choice (default tuned where the preset has its "
-        "parameter file, strategies/tuned/PRESET.toml; basic elsewhere)",
+        help="the rollout policy that plays every seat after the choice (default tuned where the preset has "
+        "its parameter file, strategies/tuned/PRESET.toml; basic elsewhere)",
     )
     p.add_argument("--seed", type=_nonneg, default=0, help="seed of the sampled worlds (default 0)")
     p.add_argument("--max-worlds", type=_worlds, default=100_000, help="most worlds a decision (default 100000)")
