@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import signal
+
 from tranca_sim.cli import main
+
+
+def as_from_a_terminal() -> None:
+    """A ``preexec_fn`` for a command a test stops with Ctrl-C or a hangup: the child takes both
+    as a terminal's command does, even where the suite itself runs with them ignored (under
+    ``nohup``, or started by a shell's ``&``), which the command would rightly leave ignored."""
+    for sig in (signal.SIGINT, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, signal.SIG_DFL)
 
 # A one-tip experiment file small enough for a CLI test: 8 deals in batches of 4.
 ONE_TIP_TOML = """

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from cli_call import call
+from cli_call import as_from_a_terminal
 from cli_call import only_the_line as _only_the_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -264,7 +265,7 @@ def _signal_at(argv, cwd, sig, delay) -> tuple[int, str, list[str]]:
     still there 5 s after the command ended)."""
     p = subprocess.Popen([sys.executable, "-m", "tranca_sim.cli", *argv], cwd=cwd, env=_env(),
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)  # fmt: skip
+                         start_new_session=True, preexec_fn=as_from_a_terminal)  # fmt: skip
     try:
         _wait_for_handlers(p)
         time.sleep(delay)

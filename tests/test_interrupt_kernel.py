@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_call import only_the_line
+from cli_call import as_from_a_terminal, only_the_line
 
 from tranca_sim.strategies import user
 
@@ -86,6 +86,7 @@ def _stop(argv, cwd, sig, ready):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_from_a_terminal,
     )
     try:
         deadline = time.monotonic() + 600

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_call import ONE_TIP_TOML as TINY
-from cli_call import call, only_the_line
+from cli_call import as_from_a_terminal, call, only_the_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,6 +65,7 @@ def test_a_signal_after_the_command_finished_says_what_was_kept(tiny, tmp_path, 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_from_a_terminal,
     )
     try:
         first = p.stderr.readline()  # the command is done, the process shuts down
