@@ -33,6 +33,7 @@ def _temp_name(kind: str) -> str:
 #: host of a shared file system, whose process id means nothing here).
 STALE_TEMP_SECONDS = 300.0
 
+
 def probe(parent, kind: str = "file") -> None:
     """Create and remove a hidden probe ``kind`` (``"file"`` or ``"dir"``) in ``parent``: raises
     the ``OSError`` of a directory that accepts none.  A stop that comes meanwhile is answered
