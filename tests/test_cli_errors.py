@@ -162,7 +162,7 @@ BAD = [
     (["experiment", "TIPS", "--out", "OUT", "--deals", "0"], ["--deals must be at least 1, got 0"]),
     (
         ["experiment", "TIPS", "--out", "DIR"],
-        ["--out: output directory", "is not empty; use --force to replace it"],
+        ["--out: output directory", "is not empty and holds files that are not an earlier experiment output"],
     ),
     (
         ["experiment", "TIPS", "--out", "RUN"],

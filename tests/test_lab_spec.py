@@ -209,7 +209,9 @@ def test_cli_missing_file_and_existing_output(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["experiment", str(write(tmp_path, GOOD)), "--out", str(out)])
     assert e.value.code == 2
-    assert "is not empty; use --force" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not an earlier experiment output" in err and "keep.txt" in err
+    assert "--force" not in err  # it would be refused for a directory that is not ours
     assert (out / "keep.txt").exists()
 
 

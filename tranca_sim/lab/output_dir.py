@@ -299,8 +299,9 @@ def check_out_dir(out: Path, force: bool, kind: str = "experiment") -> None:
     ------
     ExperimentError
         If ``out`` is a symbolic link, ``.`` or ``..``, or not a directory, is a non-empty
-        directory without ``force``, is a non-empty directory that is not an earlier output of
-        ``kind`` (the message names a few of its entries), or its nearest existing ancestor
+        directory that is not an earlier output of ``kind`` (the message names a few of its
+        entries and does not suggest ``--force``, which would be refused), is an earlier output
+        without ``force``, or its nearest existing ancestor
         (missing parents are created later) is not a directory or accepts no new directory
         (tested by creating and removing a probe directory).
     """
@@ -315,15 +316,16 @@ def check_out_dir(out: Path, force: bool, kind: str = "experiment") -> None:
         if not out.is_dir():
             raise ExperimentError(f"output path {str(out)!r} exists and is not a directory")
         entries = _entries(out)
-        if entries and not force:
-            raise ExperimentError(f"output directory {str(out)!r} is not empty; use --force to replace it")
         marks, _ = OUTPUT_KINDS[kind]
-        if entries and not all((out / m).is_file() for m in marks):
+        if entries and not all((out / m).is_file() for m in marks):  # --force would not help: not said
             shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
             raise ExperimentError(
-                f"output directory {str(out)!r} holds files that are not an earlier {kind} output "
-                f"(no {' and '.join(marks)}; it holds {shown}): --force replaces only those; "
-                "give an empty or new directory"
+                f"output directory {str(out)!r} is not empty and holds files that are not an earlier "
+                f"{kind} output (no {' and '.join(marks)}; it holds {shown}); give an empty or new directory"
+            )
+        if entries and not force:
+            raise ExperimentError(
+                f"output directory {str(out)!r} holds an earlier {kind} output; use --force to replace it"
             )
     parent = out.parent
     while not parent.exists() and parent != parent.parent:  # missing parents are created later
