@@ -212,11 +212,11 @@ def test_cli_tune_errors(argv, words, capsys, tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_cli_tune_refuses_a_non_empty_out_without_force(capsys, tmp_path):
+def test_cli_tune_refuses_a_directory_that_is_not_its_output(capsys, tmp_path):
     (tmp_path / "o").mkdir()
     (tmp_path / "o" / "x").write_text("keep")
     status, _, err = call(["tune", "basic", "--budget", "1000000", "--out", str(tmp_path / "o")], capsys)
-    assert status == 2 and "--force" in err and (tmp_path / "o" / "x").read_text() == "keep"
+    assert status == 2 and "not an earlier tune output" in err and (tmp_path / "o" / "x").read_text() == "keep"
 
 
 # ---- the tuned strategy -----------------------------------------------------------------
