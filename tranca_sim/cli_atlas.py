@@ -57,14 +57,14 @@ def check_cache_dir(cache) -> None:
     a directory).  Raises ValueError (one line) otherwise."""
     from pathlib import Path
 
+    from .lab.output_dir import nearest_existing
+
     p = Path(cache)
     if str(cache).strip() == "":
         raise ValueError("give a directory name (empty)")
     if p.exists() and not p.is_dir():
         raise ValueError(f"{str(cache)!r} exists and is not a directory")
-    parent = p.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
+    parent = nearest_existing(p.parent)
     if not parent.is_dir():
         raise ValueError(f"cannot make {str(cache)!r}: {str(parent)!r} is not a directory")
 

@@ -287,6 +287,13 @@ def kept_entries(out: Path, kind: str) -> list[str]:
     return [n for n in _entries(out) if n not in names] if out.is_dir() else []
 
 
+def nearest_existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists (where missing directories would be made)."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
 def check_out_dir(out: Path, force: bool, kind: str = "experiment") -> None:
     """Check before any deal is played that the command ``kind`` (``"experiment"``, ``"tune"``,
     ``"ladder"``, ``"atlas"``) can write its output directory ``out``.
@@ -327,9 +334,7 @@ def check_out_dir(out: Path, force: bool, kind: str = "experiment") -> None:
             raise ExperimentError(
                 f"output directory {str(out)!r} holds an earlier {kind} output; use --force to replace it"
             )
-    parent = out.parent
-    while not parent.exists() and parent != parent.parent:  # missing parents are created later
-        parent = parent.parent
+    parent = nearest_existing(out.parent)  # missing parents are created later
     if not parent.is_dir():
         raise ExperimentError(f"cannot write {str(out)!r}: {str(parent)!r} is not a directory")
     try:
