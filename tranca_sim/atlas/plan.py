@@ -35,7 +35,7 @@ class Size:
     blocks: int = 2
 
 
-FULL = Size("full", batch=4000, budget=100_000, search=(1000, 200), rules_deals=40_000)
+FULL = Size("full", batch=4000, budget=100_000, search=(8000, 1000), rules_deals=40_000)
 QUICK = Size("quick", batch=400, budget=800, search=None, rules_deals=2000)
 
 
